@@ -1,0 +1,1 @@
+"""The execrl command line; one module per command group."""

@@ -1,0 +1,44 @@
+"""The ``execrl`` command: parse, call the public API, report errors as one line.
+
+Exit codes: 0 ok, 1 the checked programs/problems failed, 2 execrl itself failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from execrl import __version__
+from execrl.cli import problems as problems_cmd
+from execrl.cli import score as score_cmd
+from execrl.cli._common import EXIT_EXECRL_FAILED, err_console
+from execrl.errors import ExecrlError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="execrl",
+        description="Turn running code into training signal for code models.",
+    )
+    parser.add_argument("--version", action="version", version=f"execrl {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    problems_cmd.register(commands)
+    score_cmd.register(commands)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except ExecrlError as exc:
+        err_console.print(f"[bold red]{type(exc).__name__}:[/] {exc}", highlight=False)
+        return EXIT_EXECRL_FAILED
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,200 @@
+"""``execrl problems``: list, show, validate, convert, build and check problem sets."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.table import Table
+
+from execrl.cli._common import EXIT_CHECK_FAILED, EXIT_OK, console, fmt_ms
+from execrl.datagen.build import build_tests
+from execrl.datagen.verify import ProblemReport, verify_problem
+from execrl.errors import LoaderError
+from execrl.problems.bundled import bundled_dir
+from execrl.problems.folder import is_problem_folder, read_problem_folder
+from execrl.problems.io import BUNDLED, FORMATS, load_problems, save_problems
+from execrl.problems.models import Problem, ReferenceLabel, TestGroup
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    parser = commands.add_parser(
+        "problems",
+        help="inspect, validate, convert and build problem sets",
+        description="Inspect, validate, convert and build problem sets.",
+    )
+    sub = parser.add_subparsers(dest="problems_command", metavar="SUBCOMMAND", required=True)
+
+    def with_source(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p.add_argument(
+            "source",
+            nargs="?",
+            default=BUNDLED,
+            help="'bundled' (default), a problem folder, a folder of them, a .jsonl[.gz] "
+            "file, or a dataset file with --format",
+        )
+        p.add_argument(
+            "--format", choices=FORMATS, help="the source's format (guessed for native ones)"
+        )
+        return p
+
+    p = with_source(sub.add_parser("list", help="one line per problem"))
+    p.set_defaults(handler=cmd_list)
+
+    p = with_source(
+        sub.add_parser("show", help="a problem's statement, limits, tests and references")
+    )
+    p.add_argument("id", help="the problem id")
+    p.set_defaults(handler=cmd_show)
+
+    p = with_source(
+        sub.add_parser("validate", help="read and validate every problem; print counts")
+    )
+    p.set_defaults(handler=cmd_validate)
+
+    p = with_source(
+        sub.add_parser("convert", help="convert a problem set to the folder or JSONL format")
+    )
+    p.add_argument("dest", help="output folder, or a .jsonl / .jsonl.gz file")
+    p.set_defaults(handler=cmd_convert)
+
+    p = sub.add_parser("build", help="regenerate a problem's generated tests from its generator")
+    p.add_argument("folders", nargs="+", type=Path, help="problem folders (or bundled problem ids)")
+    p.add_argument("--jobs", type=int, help="parallel runs (default: one per core)")
+    p.set_defaults(handler=cmd_build)
+
+    p = with_source(
+        sub.add_parser(
+            "check",
+            help="run every reference on every test: correct ones must pass, incorrect ones fail",
+        )
+    )
+    p.add_argument("--id", action="append", dest="ids", help="only these problem ids (repeatable)")
+    p.add_argument("--jobs", type=int, help="parallel runs (default: one per core)")
+    p.set_defaults(handler=cmd_check)
+
+
+def _select(problems: list[Problem], ids: list[str] | None) -> list[Problem]:
+    if not ids:
+        return problems
+    by_id = {p.id: p for p in problems}
+    missing = [i for i in ids if i not in by_id]
+    if missing:
+        raise LoaderError(
+            f"no problem with id {missing[0]!r}; run `execrl problems list` to see ids"
+        )
+    return [by_id[i] for i in ids]
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    problems = load_problems(args.source, format=args.format)
+    table = Table("id", "title", "difficulty", "T0", "T+", "T_O", "refs ✓/✗", box=None)
+    for p in problems:
+        table.add_row(
+            p.id,
+            p.title,
+            p.difficulty,
+            *(str(len(p.tests_in(g))) for g in TestGroup),
+            f"{len(p.references_labelled('correct'))}/{len(p.references_labelled('incorrect'))}",
+        )
+    console.print(table)
+    console.print(f"{len(problems)} problems")
+    return EXIT_OK
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    (problem,) = _select(load_problems(args.source, format=args.format), [args.id])
+    console.rule(f"{problem.id} — {problem.title}")
+    console.print(problem.statement.strip() or "(no statement)", highlight=False, markup=False)
+    console.rule()
+    console.print(
+        f"difficulty {problem.difficulty} · time limit {problem.time_limit_s} s · "
+        f"memory {problem.memory_limit_mb} MB · checker {problem.checker.kind} · "
+        f"source {problem.source.dataset}"
+    )
+    console.print("tests: " + ", ".join(f"{g.value} {len(problem.tests_in(g))}" for g in TestGroup))
+    for ref in problem.references:
+        note = ref.tier or ref.flaw or ""
+        console.print(f"  {ref.label.value:9} {ref.name:28} {note}", highlight=False)
+    return EXIT_OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    problems = load_problems(args.source, format=args.format)
+    tests = sum(len(p.tests) for p in problems)
+    refs = sum(len(p.references) for p in problems)
+    console.print(f"[green]ok[/]: {len(problems)} problems, {tests} tests, {refs} references")
+    return EXIT_OK
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    problems = load_problems(args.source, format=args.format)
+    dest = save_problems(problems, args.dest)
+    console.print(f"wrote {len(problems)} problems to {dest}")
+    return EXIT_OK
+
+
+def _resolve_folder(name: Path) -> Path:
+    if is_problem_folder(name):
+        return name
+    candidate = bundled_dir() / str(name)
+    if is_problem_folder(candidate):
+        return candidate
+    raise LoaderError(f"{name}: not a problem folder and not a bundled problem id")
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    for name in args.folders:
+        folder = _resolve_folder(name)
+        tests = build_tests(folder, jobs=args.jobs)
+        problem = read_problem_folder(folder)
+        counts = ", ".join(f"{g.value} {len(problem.tests_in(g))}" for g in TestGroup)
+        console.print(f"{problem.id}: built {len(tests)} generated tests ({counts})")
+    return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    problems = _select(load_problems(args.source, format=args.format), args.ids)
+    all_ok = True
+    for problem in problems:
+        report = verify_problem(problem, jobs=args.jobs)
+        console.print(check_table(report))
+        all_ok &= report.ok
+    return EXIT_OK if all_ok else EXIT_CHECK_FAILED
+
+
+def check_table(report: ProblemReport) -> Table:
+    """Per-reference verdict counts and CPU times on the optimization tests."""
+    problem = report.problem
+    status = "[green]ok[/]" if report.ok else "[red]FAILED[/]"
+    table = Table(title=f"{problem.id} ({problem.difficulty}) {status}", title_justify="left")
+    for col in (
+        "reference",
+        "label",
+        "tier / flaw",
+        "passed",
+        "opt mean ms",
+        "opt max ms",
+        "failed tests",
+    ):
+        table.add_column(col, justify="right" if "ms" in col or col == "passed" else "left")
+    opt_ids = {t.id for t in problem.optimization_tests}
+    for ref_report in report.references:
+        ref = ref_report.reference
+        results = ref_report.record.results
+        passed = sum(r.passed for r in results)
+        opt = [r.cpu_s for r in results if r.test_id in opt_ids]
+        failed = ref_report.failed_test_ids
+        mark = "" if ref_report.as_expected else "[red]✗ [/]"
+        table.add_row(
+            mark + ref.name,
+            ref.label.value,
+            ref.tier or ref.flaw or "",
+            f"{passed}/{len(results)}",
+            fmt_ms(sum(opt) / len(opt) if opt else None),
+            fmt_ms(max(opt) if opt else None),
+            ", ".join(failed[:4]) + (" …" if len(failed) > 4 else "")
+            if ref.label is ReferenceLabel.INCORRECT or failed
+            else "",
+        )
+    return table

@@ -1,0 +1,146 @@
+"""Build a problem's generated tests: generator inputs, expected outputs by reference consensus.
+
+Spec §9: an input's expected output is accepted only when the correct references agree on it.
+We run *every* correct reference (stricter than the spec's "at least two"), require all to
+finish cleanly and agree under the problem's checker, and keep the first one's output.
+A disagreement is a bug in a reference or the generator: it raises, it is never hidden.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from execrl.errors import ConsensusError, ProblemFormatError
+from execrl.problems.folder import natural_key, read_problem_folder, write_test
+from execrl.problems.models import GeneratorMode, Problem, ReferenceLabel, StdioTest, TestGroup
+from execrl.sandbox.batch import parallel_map
+from execrl.sandbox.compare import outputs_match
+from execrl.sandbox.subprocess_runner import RunLimits, capture_stdout
+
+GENERATOR_TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True)
+class PlannedTest:
+    group: TestGroup
+    mode: GeneratorMode
+    seed: int
+
+    @property
+    def test_id(self) -> str:
+        return f"{self.mode.value}-{self.seed}"
+
+
+def plan_tests(problem: Problem) -> list[PlannedTest]:
+    """Expand the generator plan; seeds run 1, 2, … per mode across groups (no repeats)."""
+    if problem.generator is None:
+        raise ProblemFormatError(f"problem {problem.id!r} has no generator to build tests from")
+    next_seed = dict.fromkeys(GeneratorMode, 1)
+    planned = []
+    for group in TestGroup:
+        for mode, count in problem.generator.plan.get(group, {}).items():
+            for _ in range(count):
+                planned.append(PlannedTest(group, mode, next_seed[mode]))
+                next_seed[mode] += 1
+    return planned
+
+
+def generate_input(generator_code: str, mode: GeneratorMode, seed: int) -> str:
+    """Run the generator program for one (mode, seed) and return the input it prints."""
+    with tempfile.TemporaryDirectory(prefix="execrl-gen-") as tmp:
+        path = Path(tmp) / "generator.py"
+        path.write_text(generator_code, encoding="utf-8")
+        try:
+            done = subprocess.run(
+                [sys.executable, "-I", str(path), mode.value, str(seed)],
+                capture_output=True,
+                timeout=GENERATOR_TIMEOUT_S,
+                cwd=tmp,
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise ProblemFormatError(
+                f"generator {mode.value} {seed}: ran past {GENERATOR_TIMEOUT_S:.0f} s"
+            ) from exc
+    if done.returncode != 0:
+        tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no message"]
+        raise ProblemFormatError(
+            f"generator {mode.value} {seed}: exited {done.returncode}: {tail[0]}"
+        )
+    return done.stdout.decode("utf-8")
+
+
+def consensus_output(problem: Problem, test_id: str, stdin: str, *, limits: RunLimits) -> str:
+    """The output every correct reference agrees on; raises ConsensusError otherwise."""
+    correct = problem.references_labelled(ReferenceLabel.CORRECT)
+    if len(correct) < 2:
+        raise ConsensusError(
+            f"{problem.id}: consensus needs at least 2 correct references, found {len(correct)}"
+        )
+    outputs: list[tuple[str, str]] = []
+    for ref in correct:
+        verdict, stdout = capture_stdout(ref.code, stdin, limits=limits)
+        if not verdict.passed:
+            raise ConsensusError(
+                f"{problem.id}/{test_id}: correct reference {ref.name!r} gave {verdict.status.value}"
+                f" ({verdict.detail or 'no detail'}); fix it or shrink the input"
+            )
+        outputs.append((ref.name, stdout))
+    first_name, expected = outputs[0]
+    dissent = [
+        name for name, out in outputs[1:] if not outputs_match(out, expected, problem.checker)
+    ]
+    if dissent:
+        raise ConsensusError(
+            f"{problem.id}/{test_id}: references {dissent} disagree with {first_name!r}; "
+            "one of them is wrong (or the checker is too strict)"
+        )
+    return expected
+
+
+def build_tests(
+    folder: str | Path, *, jobs: int | None = None, show_progress: bool = True
+) -> list[StdioTest]:
+    """Regenerate every planned test of the problem folder and write it; returns the tests.
+
+    Hand-written tests (names that are not ``<mode>-<seed>``, such as ``example-1``) are kept.
+    """
+    folder = Path(folder)
+    problem = read_problem_folder(folder)
+    generator = problem.generator
+    if generator is None:
+        raise ProblemFormatError(f"{folder}: problem.yaml has no generator section")
+    limits = RunLimits.for_problem(problem)
+    planned = plan_tests(problem)
+
+    def build_one(item: PlannedTest) -> StdioTest:
+        stdin = generate_input(generator.code, item.mode, item.seed)
+        output = consensus_output(problem, item.test_id, stdin, limits=limits)
+        return StdioTest(id=item.test_id, group=item.group, input=stdin, output=output)
+
+    tests = list(
+        parallel_map(
+            build_one,
+            planned,
+            jobs=jobs,
+            description=f"building {problem.id}",
+            show_progress=show_progress,
+        )
+    )
+    _remove_generated(folder / "tests")
+    for test in tests:
+        write_test(folder / "tests", test)
+    return sorted(tests, key=lambda t: (t.group.value, natural_key(t.id)))
+
+
+def _remove_generated(tests_dir: Path) -> None:
+    modes = tuple(f"{m.value}-" for m in GeneratorMode)
+    for group in TestGroup:
+        group_dir = tests_dir / group.value
+        if group_dir.is_dir():
+            for path in group_dir.iterdir():
+                if path.name.startswith(modes):
+                    path.unlink()

@@ -1,0 +1,226 @@
+"""The native, human-editable format: one folder per problem.
+
+::
+
+    <problem-id>/
+      problem.yaml            metadata, limits, checker, reference labels, generator plan
+      statement.md            the statement shown to a model
+      generator.py            optional input generator (python generator.py MODE SEED)
+      references/<name>.py    one program per reference solution
+      tests/<group>/<name>.in   stdin of a stdio test   (``.in.gz`` for large inputs)
+      tests/<group>/<name>.out  expected stdout         (``.out.gz``)
+      tests/<group>/<name>.json a call-based or assert-style test
+
+``<group>`` is ``original`` (T0), ``extra`` (T+) or ``optimization`` (T_O). Tests are ordered
+by natural sort of their names (``small-2`` before ``small-10``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from execrl.errors import ProblemFormatError
+from execrl.problems._validation import parse_problem
+from execrl.problems.models import Problem, StdioTest, TestGroup
+
+PROBLEM_FILE = "problem.yaml"
+STATEMENT_FILE = "statement.md"
+GZIP_ABOVE_BYTES = 64 * 1024
+"""Test files larger than this are written gzip-compressed."""
+
+
+def is_problem_folder(path: Path) -> bool:
+    return (path / PROBLEM_FILE).is_file()
+
+
+def read_problem_folder(folder: str | Path) -> Problem:
+    """Read one problem folder; errors name the file and field at fault."""
+    folder = Path(folder)
+    meta_path = folder / PROBLEM_FILE
+    if not meta_path.is_file():
+        raise ProblemFormatError(f"{folder}: no {PROBLEM_FILE}; is this a problem folder?")
+    meta = _read_yaml(meta_path)
+    data: dict[str, Any] = dict(meta)
+    data.setdefault("id", folder.name)
+    statement_path = folder / STATEMENT_FILE
+    if statement_path.is_file():
+        data["statement"] = statement_path.read_text(encoding="utf-8")
+    data["references"] = [_read_reference(folder, r, meta_path) for r in meta.get("references", [])]
+    if "generator" in meta:
+        data["generator"] = _read_generator(folder, meta["generator"], meta_path)
+    data["tests"] = _read_tests(folder / "tests")
+    return parse_problem(data, where=str(meta_path))
+
+
+def write_problem_folder(problem: Problem, folder: str | Path) -> Path:
+    """Write ``problem`` as a folder (created or overwritten file by file); returns the folder."""
+    folder = Path(folder)
+    (folder / "references").mkdir(parents=True, exist_ok=True)
+    meta = problem.model_dump(
+        mode="json",
+        exclude={"statement", "tests", "references", "generator"},
+        exclude_defaults=True,
+    )
+    meta["id"] = problem.id
+    meta["references"] = []
+    for ref in problem.references:
+        (folder / "references" / f"{ref.name}.py").write_text(ref.code, encoding="utf-8")
+        entry = ref.model_dump(mode="json", exclude={"code", "durations_s"}, exclude_defaults=True)
+        entry["label"] = ref.label.value
+        meta["references"].append(entry)
+        if ref.durations_s:
+            durations = folder / "references" / f"{ref.name}.durations.json"
+            durations.write_text(json.dumps(ref.durations_s, indent=1), encoding="utf-8")
+    if problem.generator is not None:
+        (folder / "generator.py").write_text(problem.generator.code, encoding="utf-8")
+        plan = {
+            g.value: {m.value: n for m, n in modes.items()}
+            for g, modes in problem.generator.plan.items()
+        }
+        meta["generator"] = {"file": "generator.py", "plan": plan}
+    (folder / PROBLEM_FILE).write_text(
+        yaml.safe_dump(meta, sort_keys=False, allow_unicode=True), encoding="utf-8"
+    )
+    if problem.statement:
+        (folder / STATEMENT_FILE).write_text(problem.statement, encoding="utf-8")
+    for test in problem.tests:
+        write_test(folder / "tests", test)
+    return folder
+
+
+def write_test(tests_dir: Path, test: Any) -> None:
+    """Write one test into ``tests_dir/<group>/``; large stdio files are gzip-compressed."""
+    group_dir = tests_dir / test.group.value
+    group_dir.mkdir(parents=True, exist_ok=True)
+    if isinstance(test, StdioTest):
+        _write_text(group_dir / f"{test.id}.in", test.input)
+        _write_text(group_dir / f"{test.id}.out", test.output)
+    else:
+        body = test.model_dump(mode="json", exclude={"id", "group"})
+        (group_dir / f"{test.id}.json").write_text(json.dumps(body, indent=1), encoding="utf-8")
+
+
+def natural_key(name: str) -> list[Any]:
+    """Sort key that orders embedded numbers numerically: small-2 < small-10."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ProblemFormatError(f"{path}: not valid YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ProblemFormatError(f"{path}: expected a mapping of problem fields at the top level")
+    return data
+
+
+def _read_reference(folder: Path, entry: Any, meta_path: Path) -> dict[str, Any]:
+    if not isinstance(entry, dict) or "name" not in entry:
+        raise ProblemFormatError(
+            f"{meta_path}: references: each entry needs a 'name', got {entry!r}"
+        )
+    name = entry["name"]
+    code_path = folder / "references" / f"{name}.py"
+    if not code_path.is_file():
+        raise ProblemFormatError(f"{meta_path}: references: {name!r} has no file {code_path}")
+    ref = dict(entry)
+    ref["code"] = code_path.read_text(encoding="utf-8")
+    durations_path = folder / "references" / f"{name}.durations.json"
+    if durations_path.is_file():
+        ref["durations_s"] = json.loads(durations_path.read_text(encoding="utf-8"))
+    return ref
+
+
+def _read_generator(folder: Path, entry: Any, meta_path: Path) -> dict[str, Any]:
+    if not isinstance(entry, dict):
+        raise ProblemFormatError(
+            f"{meta_path}: generator: expected a mapping with 'file' and 'plan'"
+        )
+    file = entry.get("file", "generator.py")
+    code_path = folder / file
+    if not code_path.is_file():
+        raise ProblemFormatError(f"{meta_path}: generator.file: {code_path} does not exist")
+    return {"code": code_path.read_text(encoding="utf-8"), "plan": entry.get("plan", {})}
+
+
+def _read_tests(tests_dir: Path) -> list[dict[str, Any]]:
+    tests: list[dict[str, Any]] = []
+    if not tests_dir.is_dir():
+        return tests
+    for group_dir in sorted(tests_dir.iterdir()):
+        if not group_dir.is_dir():
+            continue
+        if group_dir.name not in {g.value for g in TestGroup}:
+            groups = ", ".join(g.value for g in TestGroup)
+            raise ProblemFormatError(
+                f"{group_dir}: unknown test group folder; use one of: {groups}"
+            )
+        tests.extend(_read_group(group_dir))
+    return tests
+
+
+def _read_group(group_dir: Path) -> list[dict[str, Any]]:
+    by_name: dict[str, dict[str, Path]] = {}
+    for path in group_dir.iterdir():
+        stem, suffix = _split_test_name(path.name)
+        if suffix is None:
+            raise ProblemFormatError(
+                f"{path}: unexpected file; tests are NAME.in/.out[.gz] or NAME.json"
+            )
+        by_name.setdefault(stem, {})[suffix] = path
+    tests = []
+    for name in sorted(by_name, key=natural_key):
+        parts = by_name[name]
+        if "json" in parts:
+            body = json.loads(parts["json"].read_text(encoding="utf-8"))
+            tests.append({**body, "id": name, "group": group_dir.name})
+            continue
+        if "in" not in parts or "out" not in parts:
+            missing = "out" if "in" in parts else "in"
+            raise ProblemFormatError(
+                f"{group_dir / name}: has no .{missing} file (stdio tests need both)"
+            )
+        tests.append(
+            {
+                "kind": "stdio",
+                "id": name,
+                "group": group_dir.name,
+                "input": _read_text(parts["in"]),
+                "output": _read_text(parts["out"]),
+            }
+        )
+    return tests
+
+
+def _split_test_name(filename: str) -> tuple[str, str | None]:
+    for suffix in (".in.gz", ".out.gz", ".in", ".out", ".json"):
+        if filename.endswith(suffix):
+            return filename[: -len(suffix)], suffix.strip(".").removesuffix(".gz")
+    return filename, None
+
+
+def _read_text(path: Path) -> str:
+    if path.suffix == ".gz":
+        with gzip.open(path, "rt", encoding="utf-8", newline="") as f:
+            return f.read()
+    with open(path, encoding="utf-8", newline="") as f:
+        return f.read()
+
+
+def _write_text(path: Path, text: str) -> None:
+    plain, packed = path, path.with_name(path.name + ".gz")
+    if len(text) > GZIP_ABOVE_BYTES:
+        plain.unlink(missing_ok=True)
+        # mtime=0 keeps the bytes reproducible, so rebuilding tests does not churn git.
+        with open(packed, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as f:
+            f.write(text.encode("utf-8"))
+    else:
+        packed.unlink(missing_ok=True)
+        plain.write_text(text, encoding="utf-8", newline="")

@@ -1,0 +1,92 @@
+"""Load and save problem sets in any supported format, chosen by name or guessed from the path."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from execrl.errors import LoaderError
+from execrl.problems.bundled import bundled_dir
+from execrl.problems.folder import is_problem_folder, read_problem_folder, write_problem_folder
+from execrl.problems.jsonl import read_problems_jsonl, write_problems_jsonl
+from execrl.problems.models import Problem
+
+BUNDLED = "bundled"
+"""The name that stands for the bundled problem set wherever a source path is expected."""
+
+
+def _read_folders(path: Path) -> list[Problem]:
+    if is_problem_folder(path):
+        return [read_problem_folder(path)]
+    folders = sorted(p for p in path.iterdir() if is_problem_folder(p))
+    if not folders:
+        raise LoaderError(f"{path}: no problem folders found (a problem folder holds problem.yaml)")
+    return [read_problem_folder(p) for p in folders]
+
+
+def _dataset_readers() -> dict[str, Callable[[Path], list[Problem]]]:
+    # Imported lazily: each loader module is small, but this keeps `execrl --help` instant.
+    from execrl.problems import codecontests, humaneval, livecodebench, taco
+
+    return {
+        "codecontests": codecontests.load_codecontests,
+        "taco": taco.load_taco,
+        "apps": taco.load_taco,
+        "livecodebench": livecodebench.load_livecodebench,
+        "humaneval": humaneval.load_humaneval,
+    }
+
+
+FORMATS = ("folder", "jsonl", "codecontests", "taco", "apps", "livecodebench", "humaneval")
+
+
+def guess_format(path: Path) -> str:
+    """Native formats are recognised from the path; dataset formats must be named."""
+    if path.is_dir():
+        return "folder"
+    if path.name.endswith((".jsonl", ".jsonl.gz")):
+        return "jsonl"
+    raise LoaderError(
+        f"{path}: cannot tell the format from the name; pass --format "
+        f"(one of: {', '.join(FORMATS)})"
+    )
+
+
+def load_problems(source: str | Path = BUNDLED, *, format: str | None = None) -> list[Problem]:
+    """Load a problem set: ``"bundled"``, a problem folder, a folder of them, a .jsonl[.gz] file,
+    or a public dataset file with ``format`` naming its schema."""
+    if str(source) == BUNDLED and format is None:
+        return _read_folders(bundled_dir())
+    path = Path(source)
+    if format == "humaneval" and str(source) in {"", BUNDLED, "installed"}:
+        return _dataset_readers()["humaneval"](None)  # type: ignore[arg-type]
+    if not path.exists():
+        raise LoaderError(f"{path}: no such file or folder")
+    fmt = format or guess_format(path)
+    if fmt == "folder":
+        return _read_folders(path)
+    if fmt == "jsonl":
+        return read_problems_jsonl(path)
+    readers = _dataset_readers()
+    if fmt not in readers:
+        raise LoaderError(f"unknown format {fmt!r}; use one of: {', '.join(FORMATS)}")
+    return readers[fmt](path)
+
+
+def save_problems(
+    problems: Iterable[Problem], dest: str | Path, *, format: str | None = None
+) -> Path:
+    """Write problems as a folder of problem folders, or as .jsonl[.gz] (guessed from ``dest``)."""
+    dest = Path(dest)
+    fmt = format or ("jsonl" if dest.name.endswith((".jsonl", ".jsonl.gz")) else "folder")
+    if fmt == "jsonl":
+        return write_problems_jsonl(problems, dest)
+    if fmt != "folder":
+        raise LoaderError(f"cannot write format {fmt!r}; execrl writes 'folder' or 'jsonl'")
+    for problem in problems:
+        write_problem_folder(problem, dest / _folder_name(problem.id))
+    return dest
+
+
+def _folder_name(problem_id: str) -> str:
+    return problem_id.replace("/", "__")

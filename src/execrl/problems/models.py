@@ -1,0 +1,215 @@
+"""The problem model: statements, test groups, references with known speeds.
+
+Test groups follow spec/optimization-rl.md §1: ``original`` is T0 (the problem's own public,
+private and generated tests), ``extra`` is T+ (additional correctness tests) and
+``optimization`` is T_O (large inputs built to be timed). Correctness tests are T0 ∪ T+.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TestGroup(StrEnum):
+    """Which part of a problem's test suite a test belongs to."""
+
+    __test__ = False  # not a pytest class
+
+    ORIGINAL = "original"
+    """T0: the problem's own tests (public, private, generated)."""
+    EXTRA = "extra"
+    """T+: extra correctness tests."""
+    OPTIMIZATION = "optimization"
+    """T_O: large inputs built to be timed."""
+
+
+CORRECTNESS_GROUPS = frozenset({TestGroup.ORIGINAL, TestGroup.EXTRA})
+
+_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-/]*$"
+
+
+class StdioTest(_Model):
+    """A test that feeds ``input`` on stdin and compares stdout with ``output``."""
+
+    __test__ = False
+
+    kind: Literal["stdio"] = "stdio"
+    id: str = Field(pattern=_ID_PATTERN)
+    group: TestGroup = TestGroup.ORIGINAL
+    input: str
+    output: str
+
+
+class CallTest(_Model):
+    """A call-based test: ``fn_name(*args)`` must return ``expected`` (compared as JSON values).
+
+    ``also_accept`` lists further return values that count as correct; the TACO/APPS loader
+    uses it for their convention of wrapping a single expected value in a list.
+    """
+
+    __test__ = False
+
+    kind: Literal["call"] = "call"
+    id: str = Field(pattern=_ID_PATTERN)
+    group: TestGroup = TestGroup.ORIGINAL
+    fn_name: str = Field(min_length=1)
+    args: list[Any]
+    expected: Any
+    also_accept: list[Any] = Field(default_factory=list)
+
+
+class AssertTest(_Model):
+    """Assert-style test code, such as HumanEval's ``check(candidate)``.
+
+    The program defines ``entry_point``; ``code`` is executed after it and must call
+    ``check(<entry_point>)`` itself or define ``check`` (the runner then calls it).
+    """
+
+    __test__ = False
+
+    kind: Literal["assert"] = "assert"
+    id: str = Field(pattern=_ID_PATTERN)
+    group: TestGroup = TestGroup.ORIGINAL
+    code: str
+    entry_point: str = Field(min_length=1)
+
+
+TestCase = Annotated[StdioTest | CallTest | AssertTest, Field(discriminator="kind")]
+
+
+class Checker(_Model):
+    """How a program's stdout is compared with the expected output.
+
+    - ``tokens`` (default): whitespace-separated tokens must be equal (competitive programming).
+    - ``exact``: byte-for-byte after normalising line endings and trailing newline.
+    - ``float``: tokens equal, except numeric tokens match within ``abs_tol`` or ``rel_tol``.
+    """
+
+    kind: Literal["tokens", "exact", "float"] = "tokens"
+    abs_tol: float = Field(default=1e-6, ge=0)
+    rel_tol: float = Field(default=1e-6, ge=0)
+
+
+class ReferenceLabel(StrEnum):
+    CORRECT = "correct"
+    INCORRECT = "incorrect"
+
+
+class Reference(_Model):
+    """A reference solution with a known verdict and, optionally, stored per-test durations."""
+
+    name: str = Field(pattern=_ID_PATTERN)
+    code: str
+    label: ReferenceLabel
+    language: str = "python3"
+    tier: str | None = None
+    """For correct references: the speed tier, e.g. "O(n log n)"."""
+    flaw: str | None = None
+    """For incorrect references: what is wrong and which weak tests it slips through."""
+    durations_s: dict[str, float] = Field(default_factory=dict)
+    """Stored duration per test id, in seconds (the H(x) pool of spec §1)."""
+
+
+Difficulty = Literal["easy", "medium", "hard", "unknown"]
+
+
+class Source(_Model):
+    """Where a problem comes from; ``difficulty`` and ``rating`` keep the dataset's own values."""
+
+    dataset: str = "unknown"
+    id: str | None = None
+    url: str | None = None
+    difficulty: str | None = None
+    rating: int | None = None
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class GeneratorMode(StrEnum):
+    SMALL = "small"
+    EDGE = "edge"
+    LARGE = "large"
+
+
+class Generator(_Model):
+    """An input-generator program and the plan of tests built from it.
+
+    The program is run as ``python generator.py MODE SEED`` and prints one input. ``plan`` says
+    how many seeds of each mode each test group gets; seeds are numbered consecutively per
+    mode across groups, so no two planned tests share an input.
+    """
+
+    code: str
+    plan: dict[TestGroup, dict[GeneratorMode, int]] = Field(default_factory=dict)
+
+    @field_validator("plan")
+    @classmethod
+    def _counts_positive(cls, plan: dict[TestGroup, dict[GeneratorMode, int]]) -> Any:
+        for group, modes in plan.items():
+            for mode, count in modes.items():
+                if count < 0:
+                    raise ValueError(f"plan.{group}.{mode} must be >= 0, got {count}")
+        return plan
+
+
+class Problem(_Model):
+    """A programming problem: statement, tests by group, limits, references and provenance."""
+
+    id: str = Field(pattern=_ID_PATTERN)
+    title: str = ""
+    statement: str = ""
+    difficulty: Difficulty = "unknown"
+    time_limit_s: float = Field(default=10.0, gt=0)
+    """The problem's own per-test time limit (the hard cap of spec §1 defaults to 10 s)."""
+    memory_limit_mb: int = Field(default=1024, gt=0)
+    checker: Checker = Field(default_factory=Checker)
+    tests: list[TestCase] = Field(default_factory=list)
+    references: list[Reference] = Field(default_factory=list)
+    entry_point: str | None = None
+    """For call-based and assert-style problems: the function the program must define."""
+    starter_code: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    source: Source = Field(default_factory=Source)
+    generator: Generator | None = None
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> Problem:
+        _require_unique([t.id for t in self.tests], "test id")
+        _require_unique([r.name for r in self.references], "reference name")
+        return self
+
+    def tests_in(self, *groups: TestGroup | str) -> list[StdioTest | CallTest | AssertTest]:
+        """The tests whose group is one of ``groups`` (all tests when none are given)."""
+        wanted = {TestGroup(g) for g in groups}
+        return [t for t in self.tests if not wanted or t.group in wanted]
+
+    @property
+    def correctness_tests(self) -> list[StdioTest | CallTest | AssertTest]:
+        """T_C = T0 ∪ T+."""
+        return [t for t in self.tests if t.group in CORRECTNESS_GROUPS]
+
+    @property
+    def optimization_tests(self) -> list[StdioTest | CallTest | AssertTest]:
+        """T_O."""
+        return self.tests_in(TestGroup.OPTIMIZATION)
+
+    def references_labelled(self, label: ReferenceLabel | str) -> list[Reference]:
+        return [r for r in self.references if r.label == ReferenceLabel(label)]
+
+    @property
+    def test_kinds(self) -> set[str]:
+        return {t.kind for t in self.tests}
+
+
+def _require_unique(names: list[str], what: str) -> None:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise ValueError(f"duplicate {what} {name!r}; each {what} must be unique")
+        seen.add(name)

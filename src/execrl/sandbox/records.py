@@ -1,0 +1,74 @@
+"""Execution records: what running one program on a set of tests produced.
+
+Records are plain data that serialise to JSON lines, so everything after the executor
+(environments, rewards, evaluation) is a pure function of stored records.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Status(StrEnum):
+    """The closed set of per-test verdicts. ``inconclusive`` means the runner failed, not the program."""
+
+    SUCCESS = "success"
+    WRONG_ANSWER = "wrong_answer"
+    RUNTIME_ERROR = "runtime_error"
+    TIMEOUT = "timeout"
+    MEMORY_LIMIT = "memory_limit"
+    OUTPUT_LIMIT = "output_limit"
+    COMPILE_ERROR = "compile_error"
+    INCONCLUSIVE = "inconclusive"
+
+
+class TestResult(BaseModel):
+    """One program on one test."""
+
+    __test__ = False
+    model_config = ConfigDict(frozen=True)
+
+    test_id: str
+    status: Status
+    cpu_s: float = 0.0
+    """User + system CPU time of the child process, measured from outside it."""
+    wall_s: float = 0.0
+    max_rss_mb: float = 0.0
+    detail: str = ""
+    """A short, truncated explanation: the exception line, the first differing token, …"""
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.SUCCESS
+
+
+class ExecutionRecord(BaseModel):
+    """One program on one problem's tests."""
+
+    model_config = ConfigDict(frozen=True)
+
+    problem_id: str
+    program_sha256: str
+    program_name: str = ""
+    results: list[TestResult] = Field(default_factory=list)
+    backend: str = "subprocess"
+    isolation: str = "none"
+    created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+    @property
+    def all_passed(self) -> bool:
+        return bool(self.results) and all(r.passed for r in self.results)
+
+    def statuses(self) -> dict[str, Status]:
+        return {r.test_id: r.status for r in self.results}
+
+    def failed(self) -> list[TestResult]:
+        return [r for r in self.results if not r.passed]
+
+
+def program_sha256(code: str) -> str:
+    return hashlib.sha256(code.encode("utf-8")).hexdigest()
