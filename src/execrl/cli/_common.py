@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from rich.console import Console
 
 EXIT_OK = 0
@@ -11,8 +13,8 @@ EXIT_CHECK_FAILED = 1
 EXIT_EXECRL_FAILED = 2
 """execrl itself could not do the job (bad input, missing file, runner failure)."""
 
-console = Console()
-err_console = Console(stderr=True)
+# Rich falls back to 80 columns when piped; tables of timings need more room in logs and CI.
+console = Console(width=None if sys.stdout.isatty() else 140)
 
 
 def fmt_ms(seconds: float | None) -> str:

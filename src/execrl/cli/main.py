@@ -11,7 +11,7 @@ import sys
 from execrl import __version__
 from execrl.cli import problems as problems_cmd
 from execrl.cli import score as score_cmd
-from execrl.cli._common import EXIT_EXECRL_FAILED, err_console
+from execrl.cli._common import EXIT_EXECRL_FAILED
 from execrl.errors import ExecrlError
 
 
@@ -33,10 +33,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.handler(args)
     except ExecrlError as exc:
-        err_console.print(f"[bold red]{type(exc).__name__}:[/] {exc}", highlight=False)
+        # Plain print: one unwrapped line, whatever the terminal width.
+        print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_EXECRL_FAILED
     except KeyboardInterrupt:
-        err_console.print("interrupted")
+        print("interrupted", file=sys.stderr)
         return 130
 
 

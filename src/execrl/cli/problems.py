@@ -13,8 +13,8 @@ from execrl.datagen.verify import ProblemReport, verify_problem
 from execrl.errors import LoaderError
 from execrl.problems.bundled import bundled_dir
 from execrl.problems.folder import is_problem_folder, read_problem_folder
-from execrl.problems.io import BUNDLED, FORMATS, load_problems, save_problems
-from execrl.problems.models import Problem, ReferenceLabel, TestGroup
+from execrl.problems.io import BUNDLED, FORMATS, load_problems, save_problems, select_problems
+from execrl.problems.models import ReferenceLabel, TestGroup
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -74,18 +74,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_check)
 
 
-def _select(problems: list[Problem], ids: list[str] | None) -> list[Problem]:
-    if not ids:
-        return problems
-    by_id = {p.id: p for p in problems}
-    missing = [i for i in ids if i not in by_id]
-    if missing:
-        raise LoaderError(
-            f"no problem with id {missing[0]!r}; run `execrl problems list` to see ids"
-        )
-    return [by_id[i] for i in ids]
-
-
 def cmd_list(args: argparse.Namespace) -> int:
     problems = load_problems(args.source, format=args.format)
     table = Table("id", "title", "difficulty", "T0", "T+", "T_O", "refs ✓/✗", box=None)
@@ -103,7 +91,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    (problem,) = _select(load_problems(args.source, format=args.format), [args.id])
+    (problem,) = select_problems(load_problems(args.source, format=args.format), [args.id])
     console.rule(f"{problem.id} — {problem.title}")
     console.print(problem.statement.strip() or "(no statement)", highlight=False, markup=False)
     console.rule()
@@ -154,7 +142,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    problems = _select(load_problems(args.source, format=args.format), args.ids)
+    problems = select_problems(load_problems(args.source, format=args.format), args.ids)
     all_ok = True
     for problem in problems:
         report = verify_problem(problem, jobs=args.jobs)

@@ -85,8 +85,9 @@ def consensus_output(problem: Problem, test_id: str, stdin: str, *, limits: RunL
         verdict, stdout = capture_stdout(ref.code, stdin, limits=limits)
         if not verdict.passed:
             raise ConsensusError(
-                f"{problem.id}/{test_id}: correct reference {ref.name!r} gave {verdict.status.value}"
-                f" ({verdict.detail or 'no detail'}); fix it or shrink the input"
+                f"{problem.id}/{test_id}: correct reference {ref.name!r} gave "
+                f"{verdict.status.value} ({verdict.detail or 'no detail'}); "
+                "fix it or shrink the input"
             )
         outputs.append((ref.name, stdout))
     first_name, expected = outputs[0]

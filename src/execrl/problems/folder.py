@@ -50,7 +50,7 @@ def read_problem_folder(folder: str | Path) -> Problem:
     data.setdefault("id", folder.name)
     statement_path = folder / STATEMENT_FILE
     if statement_path.is_file():
-        data["statement"] = statement_path.read_text(encoding="utf-8")
+        data["statement"] = _read_text(statement_path)
     data["references"] = [_read_reference(folder, r, meta_path) for r in meta.get("references", [])]
     if "generator" in meta:
         data["generator"] = _read_generator(folder, meta["generator"], meta_path)
@@ -70,7 +70,9 @@ def write_problem_folder(problem: Problem, folder: str | Path) -> Path:
     meta["id"] = problem.id
     meta["references"] = []
     for ref in problem.references:
-        (folder / "references" / f"{ref.name}.py").write_text(ref.code, encoding="utf-8")
+        (folder / "references" / f"{ref.name}.py").write_text(
+            ref.code, encoding="utf-8", newline=""
+        )
         entry = ref.model_dump(mode="json", exclude={"code", "durations_s"}, exclude_defaults=True)
         entry["label"] = ref.label.value
         meta["references"].append(entry)
@@ -78,7 +80,7 @@ def write_problem_folder(problem: Problem, folder: str | Path) -> Path:
             durations = folder / "references" / f"{ref.name}.durations.json"
             durations.write_text(json.dumps(ref.durations_s, indent=1), encoding="utf-8")
     if problem.generator is not None:
-        (folder / "generator.py").write_text(problem.generator.code, encoding="utf-8")
+        (folder / "generator.py").write_text(problem.generator.code, encoding="utf-8", newline="")
         plan = {
             g.value: {m.value: n for m, n in modes.items()}
             for g, modes in problem.generator.plan.items()
@@ -88,7 +90,7 @@ def write_problem_folder(problem: Problem, folder: str | Path) -> Path:
         yaml.safe_dump(meta, sort_keys=False, allow_unicode=True), encoding="utf-8"
     )
     if problem.statement:
-        (folder / STATEMENT_FILE).write_text(problem.statement, encoding="utf-8")
+        (folder / STATEMENT_FILE).write_text(problem.statement, encoding="utf-8", newline="")
     for test in problem.tests:
         write_test(folder / "tests", test)
     return folder
@@ -131,7 +133,7 @@ def _read_reference(folder: Path, entry: Any, meta_path: Path) -> dict[str, Any]
     if not code_path.is_file():
         raise ProblemFormatError(f"{meta_path}: references: {name!r} has no file {code_path}")
     ref = dict(entry)
-    ref["code"] = code_path.read_text(encoding="utf-8")
+    ref["code"] = _read_text(code_path)
     durations_path = folder / "references" / f"{name}.durations.json"
     if durations_path.is_file():
         ref["durations_s"] = json.loads(durations_path.read_text(encoding="utf-8"))
@@ -147,7 +149,7 @@ def _read_generator(folder: Path, entry: Any, meta_path: Path) -> dict[str, Any]
     code_path = folder / file
     if not code_path.is_file():
         raise ProblemFormatError(f"{meta_path}: generator.file: {code_path} does not exist")
-    return {"code": code_path.read_text(encoding="utf-8"), "plan": entry.get("plan", {})}
+    return {"code": _read_text(code_path), "plan": entry.get("plan", {})}
 
 
 def _read_tests(tests_dir: Path) -> list[dict[str, Any]]:

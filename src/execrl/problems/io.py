@@ -73,6 +73,19 @@ def load_problems(source: str | Path = BUNDLED, *, format: str | None = None) ->
     return readers[fmt](path)
 
 
+def select_problems(problems: list[Problem], ids: list[str] | None) -> list[Problem]:
+    """The problems named in ``ids``, in that order (all of them when ``ids`` is empty)."""
+    if not ids:
+        return problems
+    by_id = {p.id: p for p in problems}
+    missing = [i for i in ids if i not in by_id]
+    if missing:
+        raise LoaderError(
+            f"no problem with id {missing[0]!r}; `execrl problems list` shows the ids"
+        )
+    return [by_id[i] for i in ids]
+
+
 def save_problems(
     problems: Iterable[Problem], dest: str | Path, *, format: str | None = None
 ) -> Path:

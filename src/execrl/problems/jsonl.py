@@ -42,6 +42,6 @@ def write_problems_jsonl(problems: Iterable[Problem], path: str | Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     with _open(path, "w") as f:
         for problem in problems:
-            f.write(problem.model_dump_json(exclude_defaults=True))
+            f.write(problem.model_dump_json())
             f.write("\n")
     return path

@@ -14,7 +14,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class Status(StrEnum):
-    """The closed set of per-test verdicts. ``inconclusive`` means the runner failed, not the program."""
+    """The closed set of per-test verdicts.
+
+    ``inconclusive`` means the runner failed, not the program; it is never a wrong answer.
+    """
 
     SUCCESS = "success"
     WRONG_ANSWER = "wrong_answer"

@@ -25,8 +25,8 @@ from execrl.problems.models import AssertTest, CallTest, Checker, Problem, Stdio
 from execrl.sandbox.compare import outputs_match, values_match
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, program_sha256
 
-_RESULT_FD = 3
-"""The driver reports call results and assert completion on this descriptor, not stdout."""
+_RESULT_FD_ENV = "EXECRL_RESULT_FD"
+"""Names the descriptor on which drivers report call results and assert completion."""
 
 _CALL_DRIVER = r"""
 import json, os, sys
@@ -40,7 +40,7 @@ if _f is None and isinstance(_ns.get("Solution"), type):
 if _f is None:
     raise NameError(f"the program does not define {_fn!r}")
 _out = _f(*_args)
-with os.fdopen(3, "w") as _w:
+with os.fdopen(int(os.environ["EXECRL_RESULT_FD"]), "w") as _w:
     _w.write(json.dumps(_out))
 """
 
@@ -52,7 +52,7 @@ exec(compile(open(_src, encoding="utf-8").read(), "<program>", "exec"), _ns)
 exec(compile(open(_test, encoding="utf-8").read(), "<test>", "exec"), _ns)
 if "check" in _ns:
     _ns["check"](_ns[_entry])
-with os.fdopen(3, "w") as _w:
+with os.fdopen(int(os.environ["EXECRL_RESULT_FD"]), "w") as _w:
     _w.write("ok")
 """
 
@@ -163,7 +163,6 @@ def _execute(argv: list[str], stdin: bytes, *, cwd: Path, limits: RunLimits) -> 
 
     def limit_child() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-        os.dup2(write_fd, _RESULT_FD)
 
     start = time.perf_counter()
     try:
@@ -176,7 +175,11 @@ def _execute(argv: list[str], stdin: bytes, *, cwd: Path, limits: RunLimits) -> 
             pass_fds=(write_fd,),
             preexec_fn=limit_child,
             start_new_session=True,
-            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
+            env={
+                "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                "LANG": "C.UTF-8",
+                _RESULT_FD_ENV: str(write_fd),
+            },
         )
     finally:
         os.close(write_fd)

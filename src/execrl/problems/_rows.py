@@ -1,0 +1,70 @@
+"""Read dataset rows from the files public datasets ship as: JSONL, JSON arrays, Parquet."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from execrl.errors import LoaderError
+from execrl.problems.jsonl import iter_jsonl_rows
+
+
+def iter_rows(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Yield ``(where, row)`` pairs; ``where`` names the file and line/row for error messages."""
+    path = Path(path)
+    name = path.name
+    if name.endswith((".jsonl", ".jsonl.gz")):
+        for lineno, row in iter_jsonl_rows(path):
+            yield f"{path}:{lineno}", _require_mapping(row, f"{path}:{lineno}")
+    elif name.endswith(".json"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, list):
+            raise LoaderError(f"{path}: expected a JSON array of rows")
+        for i, row in enumerate(data):
+            yield f"{path}[{i}]", _require_mapping(row, f"{path}[{i}]")
+    elif name.endswith(".parquet"):
+        for i, row in enumerate(_parquet_rows(path)):
+            yield f"{path} row {i}", row
+    else:
+        raise LoaderError(
+            f"{path}: unsupported file type; use .jsonl, .jsonl.gz, .json or .parquet"
+        )
+
+
+def _parquet_rows(path: Path) -> Iterator[dict[str, Any]]:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise LoaderError(
+            "reading Parquet needs pyarrow; install it with `pip install 'execrl[data]'`"
+        ) from exc
+    table = pq.ParquetFile(path)
+    for batch in table.iter_batches(batch_size=64):
+        yield from batch.to_pylist()
+
+
+def _require_mapping(row: Any, where: str) -> dict[str, Any]:
+    if not isinstance(row, dict):
+        raise LoaderError(f"{where}: expected a JSON object, got {type(row).__name__}")
+    return row
+
+
+def slugify(text: str) -> str:
+    """A problem id from a free-form name: letters, digits and ``_`` kept, other runs to ``-``."""
+    slug = re.sub(r"[^A-Za-z0-9_]+", "-", text.strip()).strip("-").lower()
+    return slug or "problem"
+
+
+def decode_json_field(value: Any, *, where: str, field: str) -> Any:
+    """Datasets store nested JSON as strings; decode them with an error naming the field."""
+    if not isinstance(value, str):
+        return value
+    if not value.strip():
+        return None
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise LoaderError(f"{where}: field {field!r} is not valid JSON: {exc.msg}") from exc

@@ -1,0 +1,149 @@
+"""TACO and APPS rows (they share the ``input_output`` / ``solutions`` convention).
+
+Field by field:
+
+- ``question`` → statement; ``name`` (TACO) or the problem id → title.
+- ``input_output`` (a JSON string ``{"inputs": [...], "outputs": [...], "fn_name"?: str}``):
+  without ``fn_name`` each pair is a stdio test (an input or output given as a list of lines is
+  joined with newlines); with ``fn_name`` each input is the list of call arguments and each
+  output the return value. APPS/TACO usually wrap a call's return value in a one-element list
+  and their checker accepts either form, so such a test expects the unwrapped value and
+  ``also_accept``s the wrapped one. All tests are T0 (``original``).
+- ``solutions`` (a JSON string list of programs) → correct references ``solution-0``, …
+- ``starter_code`` → ``starter_code``; ``fn_name`` → ``entry_point``.
+- ``difficulty``: APPS ``introductory`` / ``interview`` / ``competition`` and TACO ``EASY`` /
+  ``MEDIUM`` / ``MEDIUM_HARD`` / ``HARD`` / ``VERY_HARD`` → easy / medium / hard.
+- ``problem_id`` (APPS) → id; TACO rows have none, so the id is ``<prefix>-<row number>``.
+- TACO's ``time_limit`` ("2 seconds") and ``memory_limit`` ("256 megabytes") → limits;
+  ``tags``, ``raw_tags``, ``skill_types``, ``source``, ``url``, ``date``, ``picture_num``,
+  ``Expected Time Complexity`` and ``Expected Auxiliary Space`` → ``source`` / ``tags``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from execrl.errors import LoaderError
+from execrl.problems._rows import decode_json_field, iter_rows, slugify
+from execrl.problems._validation import parse_problem
+from execrl.problems.models import Difficulty, Problem
+
+DIFFICULTIES: dict[str, Difficulty] = {
+    "introductory": "easy",
+    "interview": "medium",
+    "competition": "hard",
+    "EASY": "easy",
+    "MEDIUM": "medium",
+    "MEDIUM_HARD": "hard",
+    "HARD": "hard",
+    "VERY_HARD": "hard",
+}
+_EXTRA_FIELDS = (
+    "raw_tags",
+    "skill_types",
+    "source",
+    "date",
+    "picture_num",
+    "Expected Time Complexity",
+    "Expected Auxiliary Space",
+)
+
+
+def load_taco(path: str | Path, *, id_prefix: str | None = None) -> list[Problem]:
+    """Load TACO or APPS rows from .parquet, .jsonl[.gz] or .json."""
+    prefix = id_prefix or slugify(Path(path).name.split(".")[0])
+    problems = []
+    for index, (where, row) in enumerate(iter_rows(path)):
+        problems.append(
+            parse_problem(taco_row_to_dict(row, where, f"{prefix}-{index}"), where=where)
+        )
+    return problems
+
+
+def taco_row_to_dict(row: dict[str, Any], where: str, fallback_id: str) -> dict[str, Any]:
+    if "question" not in row:
+        raise LoaderError(f"{where}: TACO/APPS row has no 'question'")
+    io = decode_json_field(row.get("input_output"), where=where, field="input_output") or {}
+    fn_name = io.get("fn_name")
+    inputs, outputs = io.get("inputs") or [], io.get("outputs") or []
+    if len(inputs) != len(outputs):
+        raise LoaderError(
+            f"{where}: input_output has {len(inputs)} inputs but {len(outputs)} outputs"
+        )
+    pairs = list(zip(inputs, outputs, strict=True))
+    tests = (
+        [_call_test(i, fn_name, inp, out) for i, (inp, out) in enumerate(pairs)]
+        if fn_name
+        else [
+            {"kind": "stdio", "id": f"test-{i}", "input": _text(inp), "output": _text(out)}
+            for i, (inp, out) in enumerate(pairs)
+        ]
+    )
+    solutions = decode_json_field(row.get("solutions"), where=where, field="solutions") or []
+    problem_id = str(row["problem_id"]) if row.get("problem_id") not in (None, "") else fallback_id
+    raw_difficulty = row.get("difficulty")
+    data: dict[str, Any] = {
+        "id": slugify(problem_id) if row.get("problem_id") in (None, "") else f"apps-{problem_id}",
+        "title": row.get("name") or problem_id,
+        "statement": row["question"],
+        "difficulty": DIFFICULTIES.get(str(raw_difficulty), "unknown"),
+        "tests": tests,
+        "references": [
+            {"name": f"solution-{i}", "code": code, "label": "correct"}
+            for i, code in enumerate(solutions)
+        ],
+        "entry_point": fn_name,
+        "starter_code": row.get("starter_code") or None,
+        "tags": list(_as_list(row.get("tags"))),
+        "source": {
+            "dataset": "apps" if "problem_id" in row else "taco",
+            "id": problem_id,
+            "url": row.get("url") or None,
+            "difficulty": raw_difficulty,
+            "extra": {k: row[k] for k in _EXTRA_FIELDS if row.get(k) not in (None, "", [])},
+        },
+    }
+    if (seconds := _number(row.get("time_limit"))) is not None:
+        data["time_limit_s"] = seconds
+    if (megabytes := _number(row.get("memory_limit"))) is not None:
+        data["memory_limit_mb"] = int(megabytes)
+    return data
+
+
+def _call_test(index: int, fn_name: str, args: Any, expected: Any) -> dict[str, Any]:
+    args = args if isinstance(args, list) else [args]
+    test: dict[str, Any] = {"kind": "call", "id": f"test-{index}", "fn_name": fn_name, "args": args}
+    if isinstance(expected, list) and len(expected) == 1:
+        test["expected"], test["also_accept"] = expected[0], [expected]
+    else:
+        test["expected"] = expected
+    return test
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, list):
+        return "\n".join(str(v) for v in value) + "\n"
+    return str(value)
+
+
+def _as_list(value: Any) -> list[str]:
+    if isinstance(value, str):
+        decoded = (
+            decode_json_field(value, where="tags", field="tags")
+            if value.startswith("[")
+            else [value]
+        )
+        return [str(v) for v in decoded or []]
+    return [str(v) for v in value or []]
+
+
+def _number(value: Any) -> float | None:
+    """The leading number of ``"2 seconds"`` / ``"256 megabytes"`` (``None`` if absent)."""
+    if value in (None, ""):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    match = re.search(r"\d+(\.\d+)?", str(value))
+    return float(match.group()) if match else None

@@ -1,0 +1,250 @@
+"""Each loader on fixtures that follow the public schema field by field (tests/fixtures)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import pickle
+import zlib
+from pathlib import Path
+
+import pytest
+
+from execrl.errors import LoaderError
+from execrl.problems import CallTest, StdioTest, TestGroup
+from execrl.problems.codecontests import difficulty_name, load_codecontests, normalise_difficulty
+from execrl.problems.humaneval import load_humaneval
+from execrl.problems.io import load_problems
+from execrl.problems.livecodebench import decode_test_cases, load_livecodebench
+from execrl.problems.taco import load_taco
+from execrl.sandbox import Status, run_problem
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+
+
+# --- CodeContests -------------------------------------------------------------------------
+
+
+def test_codecontests_maps_every_field():
+    first, second = load_codecontests(FIXTURES / "codecontests.jsonl")
+    assert first.id == "1548_a-sum-of-numbers"
+    assert first.title == "1548_A. Sum of Numbers"
+    assert first.statement == "Given n integers, print their sum."
+    assert [t.id for t in first.tests] == ["public-0", "private-0", "generated-0", "generated-1"]
+    assert all(isinstance(t, StdioTest) and t.group is TestGroup.ORIGINAL for t in first.tests)
+    assert first.tests[1].input == "1\n-5\n" and first.tests[1].output == "-5\n"
+    assert first.time_limit_s == 2.5
+    assert first.memory_limit_mb == 256
+    assert first.difficulty == "easy"  # letter A with cf_rating 800
+    assert first.tags == ["implementation", "math"]
+    src = first.source
+    assert (src.dataset, src.id, src.difficulty, src.rating) == (
+        "codecontests",
+        first.title,
+        "A",
+        800,
+    )
+    assert src.extra == {
+        "platform": "codeforces",
+        "cf_contest_id": 1548,
+        "cf_index": "A",
+        "cf_points": 500.0,
+        "is_description_translated": False,
+    }
+    # Second row: Aizu, unknown difficulty, no time limit, translated description kept.
+    assert second.difficulty == "unknown"
+    assert second.time_limit_s == 10.0 and second.memory_limit_mb == 1024
+    assert second.source.extra["platform"] == "aizu"
+    assert second.source.extra["untranslated_description"] == "山の高さ"
+
+
+def test_codecontests_filters_languages():
+    default = load_codecontests(FIXTURES / "codecontests.jsonl")[0]
+    assert [(r.name, r.label.value, r.language) for r in default.references] == [
+        ("correct-0", "correct", "python3"),
+        ("incorrect-0", "incorrect", "python3"),
+    ]
+    everything = load_codecontests(
+        FIXTURES / "codecontests.jsonl", languages=["python3", "python2", "cpp", "java"]
+    )[0]
+    assert [r.language for r in everything.references] == [
+        "python3",
+        "cpp",
+        "python2",
+        "python3",
+        "java",
+    ]
+    cpp_only = load_codecontests(FIXTURES / "codecontests.jsonl", languages=["cpp"])[0]
+    assert [r.language for r in cpp_only.references] == ["cpp"]
+    with pytest.raises(LoaderError, match="unknown language 'rust'"):
+        load_codecontests(FIXTURES / "codecontests.jsonl", languages=["rust"])
+
+
+def test_codecontests_can_drop_generated_tests():
+    problem = load_codecontests(FIXTURES / "codecontests.jsonl", include_generated=False)[0]
+    assert [t.id for t in problem.tests] == ["public-0", "private-0"]
+
+
+@pytest.mark.parametrize(
+    ("code", "rating", "name", "level"),
+    [
+        (1, None, "EASY", "easy"),
+        (2, None, "MEDIUM", "medium"),
+        (5, None, "HARDEST", "hard"),
+        (6, 2100, "EXTERNAL", "hard"),
+        (6, 1500, "EXTERNAL", "medium"),
+        (7, None, "A", "easy"),
+        (9, None, "C", "medium"),
+        (11, None, "E", "hard"),
+        (0, None, "UNKNOWN_DIFFICULTY", "unknown"),
+    ],
+)
+def test_codecontests_difficulty_mapping(code, rating, name, level):
+    assert difficulty_name(code) == name
+    assert normalise_difficulty(code, rating) == level
+
+
+def test_codecontests_parquet_matches_jsonl(tmp_path: Path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    rows = [json.loads(line) for line in (FIXTURES / "codecontests.jsonl").read_text().splitlines()]
+    for row in rows:  # Parquet needs one type per column: give the null struct its shape.
+        row["time_limit"] = row["time_limit"] or {"seconds": 0, "nanos": 0}
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "cc.parquet")
+    from_parquet = load_problems(tmp_path / "cc.parquet", format="codecontests")
+    assert from_parquet == load_codecontests(FIXTURES / "codecontests.jsonl")
+
+
+def test_codecontests_references_run_with_their_verdicts():
+    problem = load_codecontests(FIXTURES / "codecontests.jsonl")[0]
+    good, bad = problem.references
+    assert run_problem(good.code, problem).all_passed
+    assert not run_problem(bad.code, problem).all_passed
+
+
+def test_codecontests_mismatched_tests_are_reported(tmp_path: Path):
+    row = json.loads((FIXTURES / "codecontests.jsonl").read_text().splitlines()[0])
+    row["public_tests"]["output"] = []
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    with pytest.raises(LoaderError, match=r"bad\.jsonl:1: public_tests has 1 inputs but 0 outputs"):
+        load_codecontests(path)
+
+
+# --- TACO / APPS --------------------------------------------------------------------------
+
+
+def test_taco_stdio_rows():
+    product, _reverse = load_taco(FIXTURES / "taco.jsonl")
+    assert product.id == "taco-0" and product.title == "Product"
+    assert [(t.input, t.output) for t in product.tests] == [("2 3\n", "6\n"), ("4 5\n", "20\n")]
+    assert product.difficulty == "easy"
+    assert product.time_limit_s == 1.0 and product.memory_limit_mb == 256
+    assert product.tags == ["Mathematics"]
+    assert product.source.url == "https://www.codechef.com/problems/PRODUCT"
+    assert product.source.extra["Expected Time Complexity"] == "O(1)"
+    assert product.source.extra["skill_types"] == ["Basic Math"]
+    assert len(product.references) == 2
+    for ref in product.references:
+        assert run_problem(ref.code, product).all_passed
+
+
+def test_taco_call_based_rows_unwrap_singleton_outputs():
+    reverse = load_taco(FIXTURES / "taco.jsonl")[1]
+    assert reverse.entry_point == "reverse_list"
+    assert reverse.starter_code.startswith("def reverse_list")
+    assert reverse.difficulty == "hard"  # MEDIUM_HARD
+    first = reverse.tests[0]
+    assert isinstance(first, CallTest)
+    assert (
+        first.args == [[1, 2, 3]]
+        and first.expected == [3, 2, 1]
+        and first.also_accept == [[[3, 2, 1]]]
+    )
+    assert run_problem(reverse.references[0].code, reverse).all_passed
+    wrong = run_problem("def reverse_list(xs):\n    return xs", reverse)
+    assert [r.status for r in wrong.results] == [Status.WRONG_ANSWER, Status.SUCCESS]
+
+
+def test_apps_rows_detect_stdio_and_call_based():
+    stdio, call = load_problems(FIXTURES / "apps.jsonl", format="apps")
+    assert stdio.id == "apps-4001" and stdio.source.dataset == "apps"
+    assert stdio.difficulty == "easy" and call.difficulty == "hard"
+    assert stdio.test_kinds == {"stdio"} and call.test_kinds == {"call"}
+    assert call.entry_point == "count_vowels"
+    for problem in (stdio, call):
+        assert run_problem(problem.references[0].code, problem).all_passed
+
+
+def test_taco_invalid_json_field_is_named(tmp_path: Path):
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps({"question": "q", "input_output": "{oops"}) + "\n")
+    with pytest.raises(LoaderError, match=r"t\.jsonl:1: field 'input_output' is not valid JSON"):
+        load_taco(path)
+
+
+# --- LiveCodeBench ------------------------------------------------------------------------
+
+
+def test_livecodebench_stdin_with_compressed_private_tests():
+    double, _add = load_livecodebench(FIXTURES / "livecodebench.jsonl")
+    assert double.id == "lcb-atcoder-abc300_a" and double.title == "Double It"
+    assert [t.id for t in double.tests] == ["public-0", "private-0", "private-1"]
+    assert double.tests[2].input == "-7\n" and double.tests[2].output == "-14\n"
+    assert double.difficulty == "easy"
+    assert double.source.extra == {
+        "platform": "atcoder",
+        "contest_id": "abc300",
+        "contest_date": "2023-04-29T00:00:00",
+    }
+    assert run_problem("print(2 * int(input()))", double).all_passed
+
+
+def test_livecodebench_functional_tests_become_calls():
+    add = load_livecodebench(FIXTURES / "livecodebench.jsonl")[1]
+    assert add.entry_point == "addNumbers"
+    assert add.starter_code.startswith("class Solution")
+    first = add.tests[0]
+    assert isinstance(first, CallTest) and first.args == [1, 2] and first.expected == 3
+    solution = "class Solution:\n    def addNumbers(self, a, b):\n        return a + b\n"
+    assert run_problem(solution, add).all_passed
+
+
+def test_livecodebench_refuses_pickles_that_are_not_strings():
+    class Evil:
+        def __reduce__(self):
+            return (print, ("pwned",))
+
+    payload = base64.b64encode(zlib.compress(pickle.dumps(Evil()))).decode()
+    with pytest.raises(LoaderError, match="neither JSON nor compressed"):
+        decode_test_cases(payload, where="row", field="private_test_cases")
+
+
+# --- HumanEval ----------------------------------------------------------------------------
+
+
+def test_real_humaneval_problems_load_from_the_package():
+    problems = load_humaneval()
+    assert len(problems) == 164
+    first = problems[0]
+    assert first.id == "HumanEval/0" and first.entry_point == "has_close_elements"
+    assert first.test_kinds == {"assert"}
+    assert "def check(candidate)" in first.tests[0].code
+    assert first.references[0].code.startswith(first.statement)
+
+
+def test_humaneval_canonical_passes_and_a_corruption_fails():
+    problem = load_humaneval()[2]  # truncate_number
+    canonical = problem.references[0].code
+    assert run_problem(canonical, problem).all_passed
+    corrupted = problem.statement + "    return number\n"
+    assert not run_problem(corrupted, problem).all_passed
+
+
+@pytest.mark.slow
+def test_every_real_humaneval_canonical_solution_passes():
+    failures = [
+        p.id for p in load_humaneval() if not run_problem(p.references[0].code, p).all_passed
+    ]
+    assert failures == []

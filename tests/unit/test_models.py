@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+import pytest
+
+from execrl.errors import ProblemFormatError
+from execrl.problems import CallTest, Problem, StdioTest, TestGroup
+from execrl.problems._validation import parse_problem
+
+
+def make_problem(**overrides) -> Problem:
+    data = {
+        "id": "p1",
+        "tests": [
+            {"kind": "stdio", "id": "a", "group": "original", "input": "1\n", "output": "1\n"},
+            {"kind": "stdio", "id": "b", "group": "extra", "input": "2\n", "output": "2\n"},
+            {
+                "kind": "call",
+                "id": "c",
+                "group": "optimization",
+                "fn_name": "f",
+                "args": [1],
+                "expected": 2,
+            },
+        ],
+        "references": [{"name": "r", "code": "print(1)", "label": "correct"}],
+    }
+    data.update(overrides)
+    return parse_problem(data, where="inline")
+
+
+def test_groups_split_tests_as_the_spec_defines():
+    problem = make_problem()
+    assert [t.id for t in problem.correctness_tests] == ["a", "b"]
+    assert [t.id for t in problem.optimization_tests] == ["c"]
+    assert [t.id for t in problem.tests_in(TestGroup.ORIGINAL)] == ["a"]
+    assert [t.id for t in problem.tests_in()] == ["a", "b", "c"]
+    assert isinstance(problem.tests[2], CallTest) and isinstance(problem.tests[0], StdioTest)
+    assert problem.test_kinds == {"stdio", "call"}
+
+
+def test_defaults_follow_the_spec_hard_cap():
+    problem = make_problem()
+    assert problem.time_limit_s == 10.0
+    assert problem.checker.kind == "tokens"
+    assert problem.difficulty == "unknown"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "fragment"),
+    [
+        ({"time_limit_s": -1}, "time_limit_s"),
+        ({"difficulty": "trivial"}, "difficulty"),
+        ({"id": "has space"}, "id"),
+        ({"checker": {"kind": "fuzzy"}}, "checker.kind"),
+        ({"references": [{"name": "r", "code": "", "label": "maybe"}]}, "references.0.label"),
+        ({"tests": [{"kind": "stdio", "id": "a", "input": "1"}]}, "tests.0.stdio.output"),
+        ({"tests": [{"kind": "shell", "id": "a"}]}, "tests.0"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
+def test_malformed_fields_are_named_in_the_error(overrides, fragment):
+    with pytest.raises(ProblemFormatError) as info:
+        make_problem(**overrides)
+    message = str(info.value)
+    assert message.startswith("inline: ")
+    assert fragment in message
+
+
+def test_duplicate_test_ids_are_rejected():
+    tests = [{"kind": "stdio", "id": "x", "input": "", "output": ""}] * 2
+    with pytest.raises(ProblemFormatError, match="duplicate test id 'x'"):
+        make_problem(tests=tests)
+
+
+def test_duplicate_reference_names_are_rejected():
+    refs = [{"name": "r", "code": "", "label": "correct"}] * 2
+    with pytest.raises(ProblemFormatError, match="duplicate reference name 'r'"):
+        make_problem(references=refs)
+
+
+def test_non_mapping_is_rejected_with_type_name():
+    with pytest.raises(ProblemFormatError, match="got list"):
+        parse_problem([1, 2], where="file.jsonl:3")
+
+
+def test_references_by_label():
+    problem = make_problem(
+        references=[
+            {"name": "good", "code": "", "label": "correct", "tier": "O(n)"},
+            {"name": "bad", "code": "", "label": "incorrect", "flaw": "off by one"},
+        ]
+    )
+    assert [r.name for r in problem.references_labelled("correct")] == ["good"]
+    assert [r.name for r in problem.references_labelled("incorrect")] == ["bad"]
