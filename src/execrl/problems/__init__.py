@@ -1,6 +1,8 @@
 """Problems: the model, the native formats and loaders for public datasets."""
 
+from execrl.problems.bundled import load_bundled
 from execrl.problems.folder import read_problem_folder, write_problem_folder
+from execrl.problems.io import load_problems, save_problems, select_problems
 from execrl.problems.models import (
     CORRECTNESS_GROUPS,
     AssertTest,
@@ -31,6 +33,10 @@ __all__ = [
     "StdioTest",
     "TestCase",
     "TestGroup",
+    "load_bundled",
+    "load_problems",
     "read_problem_folder",
+    "save_problems",
+    "select_problems",
     "write_problem_folder",
 ]
