@@ -29,6 +29,15 @@ class Status(StrEnum):
     INCONCLUSIVE = "inconclusive"
 
 
+class Timing(BaseModel):
+    """The times of one repeat of one test."""
+
+    model_config = ConfigDict(frozen=True)
+
+    cpu_s: float
+    wall_s: float
+
+
 class TestResult(BaseModel):
     """One program on one test."""
 
@@ -43,10 +52,21 @@ class TestResult(BaseModel):
     max_rss_mb: float = 0.0
     detail: str = ""
     """A short, truncated explanation: the exception line, the first differing token, …"""
+    repeats: list[Timing] = Field(default_factory=list)
+    """Every repeat's times; ``cpu_s`` and ``wall_s`` above are their medians."""
 
     @property
     def passed(self) -> bool:
         return self.status is Status.SUCCESS
+
+    def duration_s(self, metric: str = "cpu") -> float:
+        """The duration a reward uses: CPU (default) or wall time."""
+        return self.cpu_s if metric == "cpu" else self.wall_s
+
+    def spread_s(self, metric: str = "cpu") -> float:
+        """Max minus min over repeats (0 with a single run)."""
+        values = [t.cpu_s if metric == "cpu" else t.wall_s for t in self.repeats]
+        return max(values) - min(values) if values else 0.0
 
 
 class ExecutionRecord(BaseModel):
@@ -59,7 +79,10 @@ class ExecutionRecord(BaseModel):
     program_name: str = ""
     results: list[TestResult] = Field(default_factory=list)
     backend: str = "subprocess"
-    isolation: str = "none"
+    isolation: list[str] = Field(default_factory=list)
+    """The protections active for this run (see ``execrl doctor``); empty means none."""
+    timing: str = "cpu"
+    """Which duration rewards should use: ``cpu`` or ``wall``."""
     created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
 
     @property

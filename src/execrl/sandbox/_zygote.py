@@ -1,0 +1,882 @@
+"""The fork server ("zygote") that runs inside the sandbox.
+
+This file is executed as a standalone script (``python -I -S _zygote.py CONFIG``) by
+``execrl.sandbox.forkserver``, usually as pid 1 of fresh namespaces (net, pid, mount, ipc, uts).
+It imports only the standard library, so the sandbox needs no site-packages.
+
+Life of the zygote:
+
+1. Build a minimal read-only root (``/usr``, the Python installation, a synthetic ``/etc``,
+   a few ``/dev`` nodes, a private ``/proc``, a size-limited ``/tmp``) and ``pivot_root`` into
+   it: the host's home directories, project files, sockets and secrets are simply not there.
+2. Import the allowed modules once, then serve requests from the host on a private pipe.
+3. For each test: compile the program once (cached), fork one fresh child, lower its limits,
+   drop to an unprivileged uid, install a seccomp filter, run it, and report raw results —
+   exit status, stdout/stderr bytes, CPU time measured from outside (the zygote's
+   ``RUSAGE_CHILDREN`` delta, which also counts every process the program spawned).
+
+The zygote never holds expected outputs: the host compares results, so nothing a child reads
+from its inherited memory can reveal an answer.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import ctypes
+import errno
+import gc
+import hashlib
+import io
+import json
+import math
+import os
+import platform
+import resource
+import selectors
+import shutil
+import signal
+import socket
+import struct
+import sys
+import time
+import traceback
+
+# --------------------------------------------------------------------------------------------
+# Wire format shared with the host: 4-byte length + JSON header, then raw payload bytes.
+
+_LEN = struct.Struct(">I")
+
+
+def write_message(fd: int, header: dict, *payloads: bytes) -> None:
+    header = dict(header, payload_sizes=[len(p) for p in payloads])
+    body = json.dumps(header).encode()
+    _write_all(fd, _LEN.pack(len(body)) + body + b"".join(payloads))
+
+
+def read_message(fd: int) -> tuple[dict, list]:
+    """Read one message. With ``secret_last`` in the header, the last payload is read straight
+    into a bytearray (no immutable copies), so its owner can zero it after use."""
+    (size,) = _LEN.unpack(_read_exact(fd, _LEN.size))
+    header = json.loads(_read_exact(fd, size))
+    sizes = header.pop("payload_sizes", [])
+    secret = sizes.pop() if header.get("secret_last") and sizes else None
+    payloads: list = [_read_exact(fd, n) for n in sizes]
+    if secret is not None:
+        buffer = bytearray(secret)
+        view, got = memoryview(buffer), 0
+        while got < secret:
+            n = os.readv(fd, [view[got:]])
+            if not n:
+                raise EOFError("peer closed the channel")
+            got += n
+        payloads.append(buffer)
+    return header, payloads
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _read_exact(fd: int, n: int) -> bytes:
+    chunks, remaining = [], n
+    while remaining:
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            raise EOFError("peer closed the channel")
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+# --------------------------------------------------------------------------------------------
+# Plain-data codec for call-based values. Containers are tagged so tuples, sets and non-finite
+# floats survive; only exact built-in types are encoded (subclasses are read through the base
+# type's own methods), so a returned object cannot smuggle a rigged __eq__ to the comparer.
+
+
+class NotPlainData(TypeError):
+    pass
+
+
+def encode_value(value, depth: int = 0):
+    if depth > 200:
+        raise NotPlainData("value nested too deeply")
+    if value is None or type(value) is bool:
+        return value
+    if isinstance(value, bool):
+        return bool.__bool__(value)
+    if isinstance(value, int):
+        return int(int.__repr__(value))
+    if isinstance(value, float):
+        f = float(float.__repr__(value))
+        return f if math.isfinite(f) else {"float": float.__repr__(value)}
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, bytes):
+        return {"bytes": bytes.hex(value)}
+    if isinstance(value, complex):
+        return {
+            "complex": [
+                complex.__getattribute__(value, "real"),
+                complex.__getattribute__(value, "imag"),
+            ]
+        }
+    if isinstance(value, list | tuple):
+        base = list if isinstance(value, list) else tuple
+        items = [
+            encode_value(base.__getitem__(value, i), depth + 1) for i in range(base.__len__(value))
+        ]
+        return {"list": items} if base is list else {"tuple": items}
+    if isinstance(value, set | frozenset):
+        base = set if isinstance(value, set) else frozenset
+        items = [encode_value(v, depth + 1) for v in base.__iter__(value)]
+        return {"set": items} if base is set else {"frozenset": items}
+    if isinstance(value, dict):
+        return {
+            "dict": [
+                [encode_value(k, depth + 1), encode_value(v, depth + 1)]
+                for k, v in dict.items(value)
+            ]
+        }
+    raise NotPlainData(f"a value of type {type(value).__name__} is not plain data")
+
+
+def decode_value(data):
+    if not isinstance(data, dict):
+        return data
+    ((tag, body),) = data.items()
+    if tag == "list":
+        return [decode_value(v) for v in body]
+    if tag == "tuple":
+        return tuple(decode_value(v) for v in body)
+    if tag == "set":
+        return {decode_value(v) for v in body}
+    if tag == "frozenset":
+        return frozenset(decode_value(v) for v in body)
+    if tag == "dict":
+        return {decode_value(k): decode_value(v) for k, v in body}
+    if tag == "float":
+        return float(body)
+    if tag == "bytes":
+        return bytes.fromhex(body)
+    if tag == "complex":
+        return complex(*body)
+    raise ValueError(f"unknown tag {tag!r}")
+
+
+# --------------------------------------------------------------------------------------------
+# libc: mounts, pivot_root, prctl and seccomp through ctypes (Python 3.11 has no os.unshare).
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+_libc.mount.argtypes = [
+    ctypes.c_char_p,
+    ctypes.c_char_p,
+    ctypes.c_char_p,
+    ctypes.c_ulong,
+    ctypes.c_char_p,
+]
+_libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+_libc.prctl.argtypes = [
+    ctypes.c_int,
+    ctypes.c_ulong,
+    ctypes.c_ulong,
+    ctypes.c_ulong,
+    ctypes.c_ulong,
+]
+
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MNT_DETACH = 2
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 4, 38, 22
+SECCOMP_MODE_FILTER = 2
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _mount(source, target, fstype, flags, data=None) -> None:
+    enc = lambda s: None if s is None else s.encode()  # noqa: E731
+    _check(_libc.mount(enc(source), enc(target), enc(fstype), flags, enc(data)), f"mount {target}")
+
+
+def _bind_readonly(source: str, target: str) -> None:
+    _mount(source, target, None, MS_BIND | MS_REC)
+    _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+# Syscalls refused inside the sandbox, as "name x86_64 aarch64" rows. System V IPC and POSIX
+# message queues are refused because their objects outlive a process (caching across runs).
+_DENIED_SYSCALLS = """
+ptrace 101 117          process_vm_readv 310 270   process_vm_writev 311 271
+mount 165 40            umount2 166 39             pivot_root 155 41
+chroot 161 51           unshare 272 97             setns 308 268
+reboot 169 142          kexec_load 246 104         kexec_file_load 320 294
+init_module 175 105     finit_module 313 273       delete_module 176 106
+bpf 321 280             perf_event_open 298 241    keyctl 250 219
+add_key 248 217         request_key 249 218        userfaultfd 323 282
+io_uring_setup 425 425  io_uring_enter 426 426     io_uring_register 427 427
+swapon 167 224          swapoff 168 225            acct 163 89
+settimeofday 164 170    clock_settime 227 112      adjtimex 159 171
+clock_adjtime 305 266   syslog 103 116             personality 135 92
+name_to_handle_at 303 264  open_by_handle_at 304 265  kcmp 312 272
+pidfd_getfd 438 438     quotactl 179 60            sethostname 170 161
+setdomainname 171 162   fsopen 430 430             fsmount 432 432
+move_mount 429 429      open_tree 428 428          fspick 433 433
+mount_setattr 442 442   shmget 29 194              shmat 30 196
+shmctl 31 195           shmdt 67 197               semget 64 190
+semop 65 193            semctl 66 191              semtimedop 220 192
+msgget 68 186           msgsnd 69 189              msgrcv 70 188
+msgctl 71 187           mq_open 240 180
+"""
+_SOCKET = {"x86_64": 41, "aarch64": 198}
+_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
+_AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+
+
+def _denied_numbers(machine: str) -> list[int]:
+    column = 1 if machine == "x86_64" else 2
+    words = _DENIED_SYSCALLS.split()
+    rows = [words[i : i + 3] for i in range(0, len(words), 3)]
+    return sorted({int(row[column]) for row in rows})
+
+
+SECCOMP_SUPPORTED = platform.machine() in _AUDIT_ARCH
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [
+        ("code", ctypes.c_ushort),
+        ("jt", ctypes.c_ubyte),
+        ("jf", ctypes.c_ubyte),
+        ("k", ctypes.c_uint),
+    ]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def _seccomp_program() -> list[tuple[int, int, int, int]]:
+    """Deny-list filter: escape and introspection syscalls fail with EPERM; sockets other than
+    AF_UNIX fail with EACCES; a foreign syscall ABI kills the process."""
+    machine = platform.machine()
+    ld_abs, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    allow, kill = 0x7FFF0000, 0x80000000
+    eperm, eacces = 0x00050000 | errno.EPERM, 0x00050000 | errno.EACCES
+    prog = [
+        (ld_abs, 0, 0, 4),
+        (jeq, 1, 0, _AUDIT_ARCH[machine]),
+        (ret, 0, 0, kill),
+        (ld_abs, 0, 0, 0),
+    ]
+    if machine == "x86_64":  # x32 ABI numbers alias the 64-bit ones: refuse them
+        prog += [(jge, 0, 1, 0x40000000), (ret, 0, 0, kill)]
+    for n in _denied_numbers(machine):
+        prog += [(jeq, 0, 1, n), (ret, 0, 0, eperm)]
+    # socket(): AF_UNIX is allowed (socketpair, multiprocessing), any other family gets EACCES.
+    prog += [
+        (jeq, 0, 4, _SOCKET[machine]),
+        (ld_abs, 0, 0, 16),  # low 32 bits of args[0]
+        (jeq, 0, 1, socket.AF_UNIX),
+        (ret, 0, 0, allow),
+        (ret, 0, 0, eacces),
+        (ret, 0, 0, allow),
+    ]
+    return prog
+
+
+def install_seccomp() -> None:
+    program = _seccomp_program()
+    filters = (_SockFilter * len(program))(*[_SockFilter(*ins) for ins in program])
+    fprog = _SockFprog(len(program), filters)
+    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    _check(
+        _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0), "seccomp"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The minimal root file system.
+
+_DEV_NODES = ("null", "zero", "full", "random", "urandom")
+_ROOT_LINKS_OR_DIRS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+
+
+def build_root(config: dict) -> None:
+    uid, gid = config["uid"], config["gid"]
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing we mount reaches the host
+    _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")
+    root = "/tmp/root"
+    os.mkdir(root)
+    _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=4m,mode=755")
+    os.makedirs(root + "/usr")
+    _bind_readonly("/usr", root + "/usr")
+    for name in _ROOT_LINKS_OR_DIRS:
+        host = "/" + name
+        if os.path.islink(host):
+            os.symlink(os.readlink(host), root + host)
+        elif os.path.isdir(host):
+            os.mkdir(root + host)
+            _bind_readonly(host, root + host)
+    for path in config["readonly_paths"]:
+        if os.path.exists(path) and not os.path.exists(root + path):
+            os.makedirs(root + path)
+            _bind_readonly(path, root + path)
+    _build_etc(root, uid, gid)
+    _build_dev(root, config["shm_mb"])
+    os.mkdir(root + "/proc")
+    _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
+    os.mkdir(root + "/tmp")
+    _mount(
+        "tmpfs",
+        root + "/tmp",
+        "tmpfs",
+        MS_NOSUID | MS_NODEV,
+        f"size={config['scratch_mb']}m,mode=1777",
+    )
+    os.mkdir(root + "/.old")
+    _check(
+        _libc.syscall(
+            _PIVOT_ROOT.get(platform.machine(), 155), root.encode(), (root + "/.old").encode()
+        ),
+        "pivot_root",
+    )
+    os.chdir("/")
+    _check(_libc.umount2(b"/.old", MNT_DETACH), "umount old root")
+    os.rmdir("/.old")
+    _mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def _build_etc(root: str, uid: int, gid: int) -> None:
+    etc = root + "/etc"
+    os.mkdir(etc)
+    files = {
+        "passwd": (
+            "root:x:0:0:root:/:/usr/sbin/nologin\n"
+            f"sandbox:x:{uid}:{gid}:sandbox:/tmp:/usr/sbin/nologin\n"
+        ),
+        "group": f"root:x:0:\nsandbox:x:{gid}:\n",
+        "hosts": "127.0.0.1 localhost\n",
+        "hostname": "sandbox\n",
+    }
+    for name, text in files.items():
+        with open(f"{etc}/{name}", "w") as f:
+            f.write(text)
+    for name in ("ld.so.cache", "localtime"):
+        host = "/etc/" + name
+        if os.path.isfile(host):
+            open(f"{etc}/{name}", "w").close()
+            _bind_readonly(os.path.realpath(host), f"{etc}/{name}")
+
+
+def _build_dev(root: str, shm_mb: int) -> None:
+    dev = root + "/dev"
+    os.mkdir(dev)
+    _mount("tmpfs", dev, "tmpfs", MS_NOSUID, "size=64k,mode=755")
+    for name in _DEV_NODES:
+        open(f"{dev}/{name}", "w").close()
+        _mount(f"/dev/{name}", f"{dev}/{name}", None, MS_BIND)
+    for name, target in (
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ):
+        os.symlink(target, f"{dev}/{name}")
+    os.mkdir(dev + "/shm")
+    _mount("tmpfs", dev + "/shm", "tmpfs", MS_NOSUID | MS_NODEV, f"size={shm_mb}m,mode=1777")
+
+
+# --------------------------------------------------------------------------------------------
+# Running one test.
+
+
+class Server:
+    def __init__(self, config: dict) -> None:
+        self.config = config
+        self.request_fd, self.reply_fd = config["request_fd"], config["reply_fd"]
+        self.is_init = os.getpid() == 1
+        self.can_setuid = os.geteuid() == 0 and config["drop_privileges"]
+        self.seccomp = config["seccomp"] and SECCOMP_SUPPORTED
+        self.compiled: dict[str, object] = {}
+        self.runs = 0
+        self.base_vm_bytes = _vm_size_bytes()
+
+    # -- protocol ----------------------------------------------------------------------------
+    def serve(self) -> None:
+        write_message(self.reply_fd, {"ok": True, "ready": True, "pid": os.getpid()})
+        while True:
+            try:
+                header, payloads = read_message(self.request_fd)
+            except EOFError:
+                return
+            op = header.get("op")
+            if op == "shutdown":
+                return
+            try:
+                if op == "run":
+                    self.handle_run(header, payloads)
+                elif op == "ping":
+                    write_message(self.reply_fd, {"ok": True})
+                else:
+                    write_message(self.reply_fd, {"ok": False, "error": f"unknown op {op!r}"})
+            except Exception as exc:  # the sandbox failed, not the program: say so
+                write_message(self.reply_fd, {"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+
+    def handle_run(self, header: dict, payloads: list[bytes]) -> None:
+        code_text = payloads[0].decode("utf-8", errors="surrogateescape")
+        key = hashlib.sha256(payloads[0]).hexdigest()
+        if key not in self.compiled:
+            if len(self.compiled) >= 64:
+                self.compiled.clear()
+            try:
+                self.compiled[key] = compile(code_text, "<program>", "exec")
+            except (SyntaxError, ValueError) as exc:
+                write_message(self.reply_fd, {"ok": True, "compile_error": _format_exc_line(exc)})
+                return
+        code = self.compiled[key]
+        test, limits = header["test"], header["limits"]
+        runs = []
+        # An assert test's code is zeroed after its first use, so it runs once.
+        repeats = 1 if test["kind"] == "assert" else max(1, header.get("repeats", 1))
+        for _ in range(repeats):
+            result = self.run_once(code, test, limits, payloads[1:])
+            runs.append(result)
+            if result["outcome"] != "exited" or result["exit_code"] != 0:
+                break  # a failing run is not timed again
+        first = runs[0]
+        reply = {
+            "ok": True,
+            "runs": [{k: v for k, v in r.items() if not isinstance(v, bytes)} for r in runs],
+            "outputs_differ": any(
+                r["stdout"] != first["stdout"] or r["result"] != first["result"] for r in runs
+            ),
+        }
+        write_message(self.reply_fd, reply, first["stdout"], first["stderr"], first["result"])
+
+    # -- one execution -----------------------------------------------------------------------
+    def run_once(self, code, test: dict, limits: dict, payloads: list[bytes]) -> dict:
+        self.runs += 1
+        scratch = f"/tmp/run-{self.runs}"
+        os.mkdir(scratch, 0o700)
+        if self.can_setuid:
+            os.chown(scratch, self.config["uid"], self.config["gid"])
+        stdin_fd = os.memfd_create("stdin", 0)
+        _write_all(stdin_fd, payloads[0] if payloads else b"")
+        os.lseek(stdin_fd, 0, os.SEEK_SET)
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        res_r, res_w = os.pipe()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        candidate = None
+        if test["kind"] == "assert":
+            # Two processes. The checker runs the (trusted) test code and holds every expected
+            # value; it is forked first, while the zygote still has the test code. The zygote
+            # then zeroes its only copy, and only then forks the candidate, which serves calls.
+            secret = payloads[1]
+            cand_sock, check_sock = socket.socketpair()
+            devnull = os.open("/dev/null", os.O_WRONLY)
+            pid = os.fork()
+            if pid == 0:
+                cand_sock.close()
+                self.child(
+                    None,
+                    dict(test, test_code=bytes(secret).decode()),
+                    limits,
+                    scratch,
+                    stdin_fd,
+                    devnull,
+                    devnull,
+                    res_w,
+                    peer_fd=check_sock.fileno(),
+                )
+            secret[:] = bytes(len(secret))
+            check_sock.close()
+            os.close(devnull)
+            candidate = os.fork()
+            if candidate == 0:
+                self.child(code, test, limits, scratch, stdin_fd, out_w, err_w, cand_sock.fileno())
+            cand_sock.close()
+        else:
+            pid = os.fork()
+            if pid == 0:  # ---- child: never returns
+                self.child(code, test, limits, scratch, stdin_fd, out_w, err_w, res_w)
+        for fd in (stdin_fd, out_w, err_w, res_w):
+            os.close(fd)
+        outcome, status, wall_s, streams, rusage = self.supervise(
+            pid, start, limits, {"stdout": out_r, "stderr": err_r, "result": res_r}
+        )
+        if candidate is not None:  # time the candidate, not the checker
+            self.kill_tree(candidate)
+            _, _, rusage = os.wait4(candidate, 0)
+        self.kill_everything(pid)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        shutil.rmtree(scratch, ignore_errors=True)
+        self.clear_shared_memory()
+        cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        if candidate is not None:
+            cpu_s = rusage.ru_utime + rusage.ru_stime
+        result = {
+            "outcome": outcome,
+            "exit_code": None,
+            "signal": None,
+            "cpu_s": cpu_s,
+            "wall_s": wall_s,
+            "max_rss_mb": (rusage.ru_maxrss / 1024) if rusage else 0.0,
+            "stdout": streams["stdout"],
+            "stderr": streams["stderr"],
+            "result": streams["result"],
+        }
+        if status is not None:
+            if os.WIFSIGNALED(status):
+                result["signal"] = os.WTERMSIG(status)
+            else:
+                result["exit_code"] = os.WEXITSTATUS(status)
+        return result
+
+    def supervise(self, pid: int, start: float, limits: dict, fds: dict[str, int]):
+        caps = {
+            "stdout": limits["max_output_bytes"],
+            "stderr": 64 * 1024,
+            "result": limits["max_output_bytes"],
+        }
+        chunks = {name: [] for name in fds}
+        sizes = dict.fromkeys(fds, 0)
+        deadline = start + limits["timeout_s"]
+        pidfd = os.pidfd_open(pid)
+        sel = selectors.DefaultSelector()
+        for name, fd in fds.items():
+            os.set_blocking(fd, False)
+            sel.register(fd, selectors.EVENT_READ, name)
+        sel.register(pidfd, selectors.EVENT_READ, "exit")
+        outcome, status, rusage, wall_s, exited = "exited", None, None, None, False
+        while True:
+            now = time.perf_counter()
+            if not exited and now >= deadline:
+                outcome = "timeout"
+                break
+            if exited and now >= deadline:
+                break  # descendants still hold the pipes: they are killed below
+            events = sel.select(max(0.0, deadline - now))
+            if exited and not events:
+                break
+            for key, _ in events:
+                if key.data == "exit":
+                    _, status, rusage = os.wait4(pid, 0)
+                    wall_s = time.perf_counter() - start
+                    exited = True
+                    deadline = min(deadline, time.perf_counter() + 0.05)  # short drain
+                    sel.unregister(pidfd)
+                    continue
+                try:
+                    data = os.read(key.fd, 1 << 16)
+                except BlockingIOError:
+                    continue
+                if not data:
+                    sel.unregister(key.fd)
+                    continue
+                sizes[key.data] += len(data)
+                if sizes[key.data] <= caps[key.data]:
+                    chunks[key.data].append(data)
+                elif key.data != "stderr":
+                    outcome = "output_limit"
+            if outcome == "output_limit":
+                break
+            if exited and not sel.get_map():
+                break
+        if not exited:
+            self.kill_tree(pid)
+            _, status, rusage = os.wait4(pid, 0)
+            wall_s = time.perf_counter() - start
+            if outcome == "timeout":
+                status = None
+        sel.close()
+        os.close(pidfd)
+        for fd in fds.values():
+            os.close(fd)
+        return outcome, status, wall_s, {k: b"".join(v) for k, v in chunks.items()}, rusage
+
+    def kill_tree(self, pid: int) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
+        if self.is_init:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(-1, signal.SIGKILL)  # pid 1: everything in the namespace but us
+
+    def kill_everything(self, pid: int) -> None:
+        """No process of a test outlives it: as pid 1 of the sandbox we kill every other
+        process in the namespace and reap it (its CPU time is counted by then)."""
+        self.kill_tree(pid)
+        while True:
+            try:
+                reaped, _ = os.waitpid(-1, 0 if self.is_init else os.WNOHANG)
+            except ChildProcessError:
+                return
+            if reaped == 0:
+                return
+
+    def clear_shared_memory(self) -> None:
+        if os.path.isdir("/dev/shm") and self.config["fs_isolation"]:
+            for name in os.listdir("/dev/shm"):
+                path = "/dev/shm/" + name
+                shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) else os.unlink(path)
+
+    # -- the child ---------------------------------------------------------------------------
+    def child(
+        self, code, test, limits, scratch, stdin_fd, out_w, err_w, res_w, peer_fd=None
+    ) -> None:
+        try:
+            os.setpgid(0, 0)
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
+                signal.signal(sig, signal.SIG_DFL)
+            os.dup2(stdin_fd, 0)
+            os.dup2(out_w, 1)
+            os.dup2(err_w, 2)
+            os.dup2(res_w, 3)
+            if peer_fd is not None:
+                os.dup2(peer_fd, 4)
+            _close_fds_from(4 if peer_fd is None else 5)
+            os.chdir(scratch)
+            self.apply_limits(limits)
+            if self.can_setuid:
+                os.setgroups([])
+                os.setresgid(self.config["gid"], self.config["gid"], self.config["gid"])
+                os.setresuid(self.config["uid"], self.config["uid"], self.config["uid"])
+            _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # after setuid, which clears it
+            if self.seccomp:
+                install_seccomp()
+            else:
+                _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        except BaseException:
+            os.write(2, b"sandbox setup failed: " + traceback.format_exc().encode())
+            os._exit(121)
+        if code is None:
+            _run_checker(test)
+        _run_program(code, test)
+
+    def apply_limits(self, limits: dict) -> None:
+        memory = self.base_vm_bytes + limits["memory_mb"] * 1024 * 1024
+        cpu = math.ceil(limits["timeout_s"]) + 1
+        for res, value in (
+            (resource.RLIMIT_AS, memory),
+            (resource.RLIMIT_CPU, cpu),
+            (resource.RLIMIT_FSIZE, limits["max_file_bytes"]),
+            (resource.RLIMIT_NOFILE, limits["max_open_files"]),
+            (resource.RLIMIT_CORE, 0),
+            (resource.RLIMIT_STACK, limits["stack_mb"] * 1024 * 1024),
+        ):
+            resource.setrlimit(res, (value, value))
+        if self.can_setuid:  # counts per uid: meaningful only with a uid of our own
+            resource.setrlimit(
+                resource.RLIMIT_NPROC, (limits["max_processes"], limits["max_processes"])
+            )
+
+
+def _run_program(code, test: dict) -> None:
+    """Execute the candidate in this (child) process; exits, never returns."""
+    sys.stdin = io.TextIOWrapper(
+        io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8", newline="\n"
+    )
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding="utf-8", newline="\n"
+    )
+    sys.stderr = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
+        encoding="utf-8",
+        newline="\n",
+        errors="backslashreplace",
+        line_buffering=True,
+    )
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
+    sys.argv = ["program.py"]
+    sys.setrecursionlimit(1000)
+    namespace = {"__name__": "__main__", "__builtins__": builtins}
+    exit_code = 0
+    try:
+        exec(code, namespace)
+        if test["kind"] == "call":
+            _call_entry_point(namespace, test)
+        elif test["kind"] == "assert":
+            _serve_calls(namespace, test["entry_point"])
+        _interpreter_shutdown()
+    except SystemExit as exc:
+        exit_code = _exit_code(exc.code)
+    except BaseException:
+        traceback.print_exc()
+        exit_code = 1
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):
+            stream.flush()
+    os._exit(exit_code)
+
+
+def _interpreter_shutdown() -> None:
+    """What a normal interpreter exit does: wait for non-daemon threads (the common
+    ``threading.Thread(target=main).start()`` idiom), then run atexit handlers."""
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        for thread in threading.enumerate():
+            if thread is not threading.main_thread() and not thread.daemon:
+                thread.join()
+    atexit = sys.modules.get("atexit")
+    if atexit is not None:
+        atexit._run_exitfuncs()
+
+
+def _serve_calls(namespace: dict, name: str) -> None:
+    """Candidate side of an assert test: answer calls from the checker over fd 3."""
+    fn = namespace.get(name)
+    if fn is None:
+        raise NameError(f"the program does not define {name!r}")
+    while True:
+        try:
+            header, _ = read_message(3)
+        except EOFError:
+            return
+        args = decode_value(header["args"])
+        try:
+            reply = {"value": encode_value(fn(*args))}
+        except NotPlainData as exc:
+            reply = {"not_plain_data": str(exc)}
+        write_message(3, reply)
+
+
+class CandidateFailed(Exception):
+    pass
+
+
+class UnsupportedTest(Exception):
+    pass
+
+
+def _run_checker(test: dict) -> None:
+    """Checker side of an assert test: run the prelude and the test code with a proxy that
+    forwards each call to the candidate process; report the outcome on fd 3. Exits."""
+    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # same uid as the candidate: keep /proc/<pid>/mem shut
+    sys.stdout = sys.stderr = io.StringIO()
+    sys.setrecursionlimit(1000)
+
+    def candidate(*args):
+        try:
+            message = {"args": encode_value(list(args))}
+        except NotPlainData as exc:
+            raise UnsupportedTest(f"the test passes a non-plain argument: {exc}") from None
+        try:
+            write_message(4, message)
+            header, _ = read_message(4)
+        except (OSError, EOFError):
+            raise CandidateFailed("the program stopped while serving a call") from None
+        if "not_plain_data" in header:
+            raise CandidateFailed(f"the program returned {header['not_plain_data'][2:]}") from None
+        try:
+            return decode_value(header["value"])
+        except (KeyError, ValueError, TypeError) as exc:
+            raise CandidateFailed(f"unreadable return value: {exc}") from None
+
+    namespace = {"__name__": "__main__", "__builtins__": builtins}
+    try:
+        exec(compile(test["prelude"], "<prelude>", "exec"), namespace)
+        namespace[test["entry_point"]] = candidate
+        exec(compile(test["test_code"], "<test>", "exec"), namespace)
+        if callable(namespace.get("check")):
+            namespace["check"](candidate)
+        report = {"passed": True}
+    except CandidateFailed as exc:
+        report = {"candidate_failed": True, "detail": str(exc)}
+    except UnsupportedTest as exc:
+        report = {"unsupported": True, "detail": str(exc)}
+    except AssertionError as exc:
+        report = {"assertion": True, "detail": _format_exc_line(exc)}
+    except BaseException as exc:
+        report = {"detail": f"test code raised {_format_exc_line(exc)}"}
+    _write_all(3, json.dumps(report).encode())
+    os._exit(0)
+
+
+def _call_entry_point(namespace: dict, test: dict) -> None:
+    name = test["fn_name"]
+    fn = namespace.get(name)
+    if fn is None and isinstance(namespace.get("Solution"), type):
+        fn = getattr(namespace["Solution"](), name, None)
+    if fn is None:
+        raise NameError(f"the program does not define {name!r}")
+    value = fn(*decode_value(json.loads(test["args"])))
+    try:
+        encoded = json.dumps(encode_value(value)).encode()
+    except NotPlainData as exc:
+        encoded = json.dumps({"not_plain_data": str(exc)}).encode()
+    _write_all(3, encoded)
+
+
+def _close_fds_from(first: int) -> None:
+    """Close every descriptor >= ``first`` (close_range(2) when the kernel has it)."""
+    if _libc.syscall(436, first, 0xFFFFFFFF, 0) == 0:  # close_range: same number on x86_64/arm64
+        return
+    for name in os.listdir("/proc/self/fd"):
+        if int(name) >= first:
+            with contextlib.suppress(OSError):
+                os.close(int(name))
+
+
+def _exit_code(code) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _format_exc_line(exc: BaseException) -> str:
+    return "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()[-1]
+
+
+def _vm_size_bytes() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def main() -> None:
+    config = json.loads(sys.argv[1])
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # pid 1 of the sandbox ignores stray signals
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        if config.get("cgroup_procs"):
+            with open(config["cgroup_procs"], "w") as f:
+                f.write("0")  # this process and everything it forks
+        if config["fs_isolation"]:
+            build_root(config)
+            with contextlib.suppress(OSError):
+                socket.sethostname("sandbox")
+        for module in config["preimport"]:
+            with contextlib.suppress(ImportError):
+                __import__(module)
+        _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # children cannot read our memory via /proc
+    except BaseException as exc:
+        write_message(
+            config["reply_fd"],
+            {
+                "ok": False,
+                "ready": False,
+                "error": f"sandbox set-up failed: {type(exc).__name__}: {exc}",
+            },
+        )
+        raise SystemExit(3) from None
+    gc.collect()
+    gc.freeze()  # forked children share these pages instead of copying them on first gc
+    Server(config).serve()
+
+
+if __name__ == "__main__":
+    main()

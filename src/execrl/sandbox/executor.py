@@ -1,0 +1,352 @@
+"""The sandbox executor: run programs on tests in pooled, pinned fork servers and judge them.
+
+``LocalExecutor`` owns one fork server per worker (one worker per core by default), streams
+ExecutionRecords for batches with a progress bar, and has asyncio wrappers. Raw outcomes from
+the fork server become the closed set of verdicts here, in the host process, where expected
+outputs live; the sandboxed program never sees them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import queue
+import signal
+import statistics
+from collections.abc import AsyncIterator, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from execrl.problems.models import AssertTest, CallTest, Checker, Problem, StdioTest, TestCase
+from execrl.sandbox import _zygote
+from execrl.sandbox.batch import _progress
+from execrl.sandbox.compare import outputs_match, values_match
+from execrl.sandbox.forkserver import ForkServer, RawRun, SandboxCrashed
+from execrl.sandbox.isolation import SandboxConfig
+from execrl.sandbox.limits import ExecutionOptions, Limits
+from execrl.sandbox.records import ExecutionRecord, Status, TestResult, Timing, program_sha256
+
+SETUP_FAILED_EXIT = 121
+"""Exit code of a child whose sandbox set-up failed (the zygote's contract)."""
+
+
+class ExecutionRequest(BaseModel):
+    """One program on a list of tests, with its limits and options."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    program: str
+    tests: list[TestCase]
+    checker: Checker = Field(default_factory=Checker)
+    limits: Limits = Field(default_factory=Limits)
+    options: ExecutionOptions = Field(default_factory=ExecutionOptions)
+    problem_id: str = ""
+    program_name: str = ""
+    starter_code: str | None = None
+    """Trusted prelude for assert-style tests (HumanEval's prompt), run beside the test code."""
+
+    @classmethod
+    def for_problem(
+        cls,
+        problem: Problem,
+        program: str,
+        *,
+        tests: list[TestCase] | None = None,
+        options: ExecutionOptions | None = None,
+        limits: Limits | None = None,
+        program_name: str = "",
+    ) -> ExecutionRequest:
+        """A request with the problem's tests, checker and limits (time limit as the hard cap)."""
+        return cls(
+            program=program,
+            tests=problem.tests if tests is None else tests,
+            checker=problem.checker,
+            limits=limits
+            or Limits(timeout_s=problem.time_limit_s, memory_mb=problem.memory_limit_mb),
+            options=options or ExecutionOptions(),
+            problem_id=problem.id,
+            program_name=program_name,
+            starter_code=problem.starter_code,
+        )
+
+
+class LocalExecutor:
+    """A pool of sandboxed fork servers on this machine.
+
+    ``workers`` defaults to one per available core; ``cores`` pins worker i to ``cores[i]``.
+    With ``reserve_host_core=True`` the calling process is kept off the workers' cores, so
+    timed runs do not share a core with execrl's own bookkeeping.
+    """
+
+    backend = "local-forkserver"
+
+    def __init__(
+        self,
+        *,
+        workers: int | None = None,
+        cores: list[int] | None = None,
+        reserve_host_core: bool = False,
+        config: SandboxConfig | None = None,
+    ) -> None:
+        available = sorted(os.sched_getaffinity(0))
+        self.config = config or SandboxConfig()
+        if reserve_host_core and len(available) > 1:
+            host, timed = available[:1], available[1:]
+            os.sched_setaffinity(0, host)
+        else:
+            timed = available
+        self.cores = cores or timed
+        self.workers = workers or len(self.cores)
+        self._servers: queue.Queue[ForkServer] = queue.Queue()
+        self._all: list[ForkServer] = []
+        for i in range(self.workers):
+            server = ForkServer(self.config, worker=i, cpu=self.cores[i % len(self.cores)])
+            self._all.append(server)
+            self._servers.put(server)
+        self._pool = ThreadPoolExecutor(
+            max_workers=self.workers, thread_name_prefix="execrl-worker"
+        )
+
+    @property
+    def isolation(self) -> list[str]:
+        return self._all[0].protections if self._all else []
+
+    # -- the common case ---------------------------------------------------------------------
+    def run(
+        self,
+        program: str,
+        tests: list[TestCase],
+        limits: Limits | None = None,
+        *,
+        checker: Checker | None = None,
+        options: ExecutionOptions | None = None,
+        problem_id: str = "",
+    ) -> ExecutionRecord:
+        request = ExecutionRequest(
+            program=program,
+            tests=tests,
+            checker=checker or Checker(),
+            limits=limits or Limits(),
+            options=options or ExecutionOptions(),
+            problem_id=problem_id,
+        )
+        return self.execute(request)
+
+    def execute(self, request: ExecutionRequest) -> ExecutionRecord:
+        """Run one request on a free worker (blocks until done)."""
+        server = self._servers.get()
+        try:
+            return self._execute_on(server, request)
+        finally:
+            self._servers.put(server)
+
+    def run_batch(
+        self,
+        requests: Iterable[ExecutionRequest],
+        *,
+        progress: bool = True,
+        description: str = "executing",
+    ) -> Iterator[ExecutionRecord]:
+        """Run requests on all workers; yields records in request order as they complete."""
+        requests = list(requests)
+        with _progress(progress) as bar:
+            task = bar.add_task(description, total=len(requests))
+            for record in self._pool.map(self.execute, requests):
+                bar.advance(task)
+                yield record
+
+    async def arun(self, request: ExecutionRequest) -> ExecutionRecord:
+        """asyncio: run one request without blocking the event loop."""
+        return await asyncio.get_running_loop().run_in_executor(self._pool, self.execute, request)
+
+    async def arun_batch(
+        self, requests: Iterable[ExecutionRequest]
+    ) -> AsyncIterator[ExecutionRecord]:
+        """asyncio: yields records as they complete (completion order)."""
+        for next_done in asyncio.as_completed([self.arun(r) for r in requests]):
+            yield await next_done
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+        for server in self._all:
+            server.close()
+        self._all.clear()
+
+    def __enter__(self) -> LocalExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- one request on one server -----------------------------------------------------------
+    def _execute_on(self, server: ForkServer, request: ExecutionRequest) -> ExecutionRecord:
+        results = []
+        for test in request.tests:
+            result = self._run_test(server, request, test)
+            results.append(result)
+            if request.options.stop_at_first_failure and not result.passed:
+                break
+        return ExecutionRecord(
+            problem_id=request.problem_id,
+            program_sha256=program_sha256(request.program),
+            program_name=request.program_name,
+            results=results,
+            backend=self.backend,
+            isolation=server.protections,
+            timing=request.options.timing,
+        )
+
+    def _run_test(
+        self, server: ForkServer, request: ExecutionRequest, test: TestCase
+    ) -> TestResult:
+        spec, stdin, secret = _wire_test(test, request.starter_code)
+        raw = None
+        for _attempt in range(2):  # spec §6: retry an inconclusive execution once, at once
+            try:
+                raw = server.run(
+                    request.program, spec, stdin, request.limits, request.options.repeats, secret
+                )
+                break
+            except SandboxCrashed as exc:
+                failure = str(exc)
+        if raw is None:
+            return TestResult(test_id=test.id, status=Status.INCONCLUSIVE, detail=_short(failure))
+        result = judge(test, raw, request.checker)
+        return apply_intended_limit(result, request.options)
+
+
+def _wire_test(
+    test: TestCase, starter_code: str | None
+) -> tuple[dict[str, Any], bytes, bytes | None]:
+    """What the fork server needs to run a test: (spec, stdin, secret). Expected outputs never
+    leave the host; an assert test's code travels as the secret the candidate never sees."""
+    if isinstance(test, StdioTest):
+        return {"id": test.id, "kind": "stdio"}, test.input.encode("utf-8"), None
+    if isinstance(test, CallTest):
+        args = json.dumps(_zygote.encode_value(list(test.args)))
+        return {"id": test.id, "kind": "call", "fn_name": test.fn_name, "args": args}, b"", None
+    spec = {
+        "id": test.id,
+        "kind": "assert",
+        "entry_point": test.entry_point,
+        "prelude": starter_code or "",
+    }
+    return spec, b"", test.code.encode("utf-8")
+
+
+def judge(test: TestCase, raw: RawRun, checker: Checker) -> TestResult:
+    """Turn the fork server's raw outcome into a verdict (the closed set of Status)."""
+    if raw.compile_error is not None:
+        return TestResult(
+            test_id=test.id, status=Status.COMPILE_ERROR, detail=_short(raw.compile_error)
+        )
+    first = raw.runs[0]
+    timings = [Timing(cpu_s=r["cpu_s"], wall_s=r["wall_s"]) for r in raw.runs]
+    base = {
+        "test_id": test.id,
+        "cpu_s": statistics.median(t.cpu_s for t in timings),
+        "wall_s": statistics.median(t.wall_s for t in timings),
+        "max_rss_mb": first["max_rss_mb"],
+        "repeats": timings,
+    }
+    status, detail = _status(test, raw, first, checker)
+    return TestResult(status=status, detail=_short(detail), **base)
+
+
+def _status(test: TestCase, raw: RawRun, first: dict, checker: Checker) -> tuple[Status, str]:
+    stderr = raw.stderr.decode("utf-8", errors="replace")
+    if first["outcome"] == "timeout":
+        return Status.TIMEOUT, ""
+    if first["outcome"] == "output_limit":
+        return Status.OUTPUT_LIMIT, "output exceeded max_output_bytes"
+    if first["signal"] is not None:
+        sig = first["signal"]
+        if sig == signal.SIGXFSZ:
+            return Status.OUTPUT_LIMIT, "a file exceeded max_file_bytes"
+        if sig in (signal.SIGXCPU, signal.SIGKILL) and first["cpu_s"] >= first["wall_s"] * 0.5 > 0:
+            return Status.TIMEOUT, "CPU limit"
+        return Status.RUNTIME_ERROR, f"killed by {signal.Signals(sig).name}"
+    if first["exit_code"] == SETUP_FAILED_EXIT and "sandbox setup failed" in stderr:
+        return Status.INCONCLUSIVE, _last_line(stderr)
+    if first["exit_code"] != 0:
+        if "MemoryError" in stderr:
+            return Status.MEMORY_LIMIT, "MemoryError"
+        return Status.RUNTIME_ERROR, _last_line(stderr) or f"exit code {first['exit_code']}"
+    if isinstance(test, StdioTest):
+        actual = raw.stdout.decode("utf-8", errors="replace")
+        if outputs_match(actual, test.output, checker):
+            return Status.SUCCESS, ""
+        return Status.WRONG_ANSWER, _first_difference(actual, test.output, raw.stdout)
+    if isinstance(test, CallTest):
+        return _judge_call(test, raw.result)
+    return _judge_assert(test, raw.result, stderr)
+
+
+def _judge_call(test: CallTest, channel: bytes) -> tuple[Status, str]:
+    try:
+        payload = json.loads(channel)
+        if isinstance(payload, dict) and "not_plain_data" in payload:
+            return Status.WRONG_ANSWER, payload["not_plain_data"]
+        value = _zygote.decode_value(payload)
+    except (ValueError, TypeError, KeyError, RecursionError):
+        return Status.RUNTIME_ERROR, "the function returned no readable value"
+    if any(values_match(value, e) for e in (test.expected, *test.also_accept)):
+        return Status.SUCCESS, ""
+    return Status.WRONG_ANSWER, f"returned {value!r}, expected {test.expected!r}"
+
+
+def _judge_assert(test: AssertTest, channel: bytes, stderr: str) -> tuple[Status, str]:
+    try:
+        report = json.loads(channel)
+    except ValueError:
+        return Status.RUNTIME_ERROR, _last_line(stderr) or "the test code did not report"
+    if report.get("passed"):
+        return Status.SUCCESS, ""
+    if report.get("unsupported"):
+        return Status.INCONCLUSIVE, report["detail"]
+    if report.get("candidate_failed"):
+        return Status.RUNTIME_ERROR, report.get("detail", "the program failed")
+    if report.get("assertion"):
+        return Status.WRONG_ANSWER, report.get("detail", "an assertion failed")
+    return Status.RUNTIME_ERROR, report.get("detail", "the test code failed")
+
+
+def apply_intended_limit(result: TestResult, options: ExecutionOptions) -> TestResult:
+    """Spec §1: a success at or over the intended limit becomes a timeout (times are kept)."""
+    limit = options.intended_limit_s
+    if (
+        limit is None
+        or result.status is not Status.SUCCESS
+        or result.duration_s(options.timing) < limit
+    ):
+        return result
+    return result.model_copy(
+        update={
+            "status": Status.TIMEOUT,
+            "detail": f"{options.timing} time over the intended {limit} s",
+        }
+    )
+
+
+def _first_difference(actual: str, expected: str, raw: bytes) -> str:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "the output is not valid UTF-8"
+    got, want = actual.split(), expected.split()
+    for i, (a, e) in enumerate(zip(got, want, strict=False)):
+        if a != e:
+            return f"token {i}: got {a[:40]!r}, expected {e[:40]!r}"
+    return f"got {len(got)} tokens, expected {len(want)}"
+
+
+def _last_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[-1] if lines else ""
+
+
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,208 @@
+"""What this machine can isolate, and how a sandbox is configured.
+
+execrl uses what Linux offers and degrades explicitly: `probe()` finds out which protections
+work here, every ExecutionRecord lists the ones its run had, and `execrl doctor` prints them.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DEFAULT_PREIMPORT = (
+    "abc",
+    "array",
+    "bisect",
+    "collections",
+    "copy",
+    "dataclasses",
+    "decimal",
+    "enum",
+    "fractions",
+    "functools",
+    "heapq",
+    "io",
+    "itertools",
+    "json",
+    "math",
+    "numbers",
+    "operator",
+    "os",
+    "queue",
+    "random",
+    "re",
+    "statistics",
+    "string",
+    "struct",
+    "sys",
+    "threading",
+    "time",
+    "typing",
+    "unicodedata",
+    "cmath",
+    "datetime",
+    "hashlib",
+    "textwrap",
+    "traceback",
+    "types",
+)
+"""Modules the fork server imports once, so programs do not pay for (or time) their import."""
+
+NAMESPACES = ("net", "pid", "mount", "ipc", "uts")
+
+PROTECTIONS = {
+    "network-namespace": "no network: a private network namespace with no interfaces up",
+    "pid-namespace": "other processes are invisible; every process of a test is killed at its end",
+    "ipc-namespace": "no System V IPC shared with the host",
+    "readonly-root": "a minimal read-only root: /usr, Python, synthetic /etc, private /tmp",
+    "unprivileged-uid": "programs run as a uid of their own, not root, with no extra groups",
+    "seccomp": "escape and introspection syscalls (ptrace, mount, unshare, bpf, SysV IPC, …) "
+    "and non-unix sockets refused",
+    "rlimits": "memory, processes, file size, open files, stack and CPU limits",
+    "pids-cgroup": "a pids cgroup bounds processes and threads of the whole sandbox",
+}
+
+
+class SandboxConfig(BaseModel):
+    """How sandboxes are built. Deny by default; each opt-in is named for the risk it opens."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    strict: bool = True
+    """Refuse to run when the network cannot be isolated on this machine (see `execrl doctor`).
+    Set False to run with whatever protections are available; records say which ones."""
+    allow_network: bool = False
+    """Keep the host's network (no network namespace). Opens egress to anywhere."""
+    seccomp: bool = True
+    drop_privileges: bool = True
+    """When started as root, run programs as ``uid_base + worker`` instead of root."""
+    uid_base: int = Field(default=61000, ge=1000)
+    scratch_mb: int = Field(default=64, gt=0)
+    """Size of the private /tmp (the only writable place). Full → ENOSPC."""
+    shm_mb: int = Field(default=16, gt=0)
+    max_pids: int = Field(default=64, ge=4)
+    """Processes and threads of one whole sandbox (pids cgroup, where delegated)."""
+    readonly_paths: tuple[str, ...] = ()
+    """Extra host paths made visible read-only (e.g. a site-packages with numpy)."""
+    preimport: tuple[str, ...] = DEFAULT_PREIMPORT
+
+
+@dataclass(frozen=True)
+class IsolationProbe:
+    """What works on this machine."""
+
+    is_root: bool
+    namespaces: bool
+    user_namespace: bool
+    seccomp: bool
+    pids_cgroup: Path | None
+    notes: list[str] = field(default_factory=list)
+
+    def available(self, config: SandboxConfig) -> list[str]:
+        """The protections a sandbox built with ``config`` will have here."""
+        found = ["rlimits"]
+        if self.namespaces:
+            found += ["pid-namespace", "ipc-namespace", "readonly-root"]
+            if not config.allow_network:
+                found.append("network-namespace")
+        if self.is_root and config.drop_privileges:
+            found.append("unprivileged-uid")
+        if self.seccomp and config.seccomp:
+            found.append("seccomp")
+        if self.pids_cgroup is not None:
+            found.append("pids-cgroup")
+        return sorted(found)
+
+
+def unshare_command(probe: IsolationProbe, config: SandboxConfig) -> list[str]:
+    """The prefix that starts the fork server in fresh namespaces (empty when unavailable)."""
+    if not probe.namespaces:
+        return []
+    flags = ["--pid", "--fork", "--kill-child", "--mount", "--ipc", "--uts"]
+    if not config.allow_network:
+        flags.append("--net")
+    if not probe.is_root:
+        flags += ["--user", "--map-root-user"]
+    return [shutil.which("unshare") or "unshare", *flags, "--"]
+
+
+@functools.cache
+def probe() -> IsolationProbe:
+    notes = []
+    is_root = os.geteuid() == 0
+    unshare = shutil.which("unshare")
+    namespaces = user_ns = False
+    if unshare is None:
+        notes.append("the `unshare` program (util-linux) is missing: no namespaces")
+    else:
+        base = [unshare, "--pid", "--fork", "--mount", "--ipc", "--uts", "--net"]
+        if is_root:
+            namespaces = _succeeds([*base, "true"])
+        else:
+            user_ns = namespaces = _succeeds([*base, "--user", "--map-root-user", "true"])
+            notes.append(
+                "not root: namespaces come from a user namespace, so programs keep "
+                "the caller's uid (no unprivileged-uid protection)"
+            )
+        if not namespaces:
+            notes.append(
+                "creating namespaces failed (no privileges, or user namespaces are "
+                "disabled): no network, pid or mount isolation"
+            )
+    seccomp = platform.machine() in ("x86_64", "aarch64") and "Seccomp:" in _read(
+        "/proc/self/status"
+    )
+    if not seccomp:
+        notes.append(f"seccomp filters are not supported here ({platform.machine()})")
+    cgroup = _pids_cgroup_root() if is_root else None
+    return IsolationProbe(is_root, namespaces, user_ns, seccomp, cgroup, notes)
+
+
+def _succeeds(argv: list[str]) -> bool:
+    try:
+        return subprocess.run(argv, capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text()
+    except OSError:
+        return ""
+
+
+def _pids_cgroup_root() -> Path | None:
+    """A writable pids cgroup hierarchy (v1 ``pids`` or a v2 mount with the pids controller)."""
+    candidates = [Path("/sys/fs/cgroup/pids")]
+    v2 = Path("/sys/fs/cgroup")
+    if "pids" in _read(str(v2 / "cgroup.controllers")).split():
+        candidates.append(v2)
+    for root in candidates:
+        probe_dir = root / f"execrl-probe-{os.getpid()}"
+        try:
+            probe_dir.mkdir()
+        except OSError:
+            continue
+        ok = (probe_dir / "pids.max").exists()
+        probe_dir.rmdir()
+        if ok:
+            return root
+    return None
+
+
+def zygote_script() -> str:
+    return str(Path(__file__).with_name("_zygote.py"))
+
+
+def python_paths() -> tuple[str, ...]:
+    """The interpreter's own installation, made visible read-only inside the sandbox."""
+    return tuple(sorted({sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}))
