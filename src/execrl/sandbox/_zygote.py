@@ -339,7 +339,7 @@ def build_root(config: dict) -> None:
         root + "/tmp",
         "tmpfs",
         MS_NOSUID | MS_NODEV,
-        f"size={config['scratch_mb']}m,mode=1777",
+        f"size={config['scratch_mb']}m,mode=755",
     )
     os.mkdir(root + "/.old")
     _check(
@@ -645,6 +645,9 @@ class Server:
                 os.dup2(peer_fd, 4)
             _close_fds_from(4 if peer_fd is None else 5)
             os.chdir(scratch)
+            # The scratch directory is the only writable place; /tmp itself is not writable,
+            # so nothing a run leaves behind is there for the next one.
+            os.environ.update(TMPDIR=scratch, HOME=scratch)
             self.apply_limits(limits)
             if self.can_setuid:
                 os.setgroups([])

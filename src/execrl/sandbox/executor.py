@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import queue
 import signal
@@ -214,7 +215,7 @@ class LocalExecutor:
                 failure = str(exc)
         if raw is None:
             return TestResult(test_id=test.id, status=Status.INCONCLUSIVE, detail=_short(failure))
-        result = judge(test, raw, request.checker)
+        result = judge(test, raw, request.checker, request.limits)
         return apply_intended_limit(result, request.options)
 
 
@@ -237,7 +238,7 @@ def _wire_test(
     return spec, b"", test.code.encode("utf-8")
 
 
-def judge(test: TestCase, raw: RawRun, checker: Checker) -> TestResult:
+def judge(test: TestCase, raw: RawRun, checker: Checker, limits: Limits) -> TestResult:
     """Turn the fork server's raw outcome into a verdict (the closed set of Status)."""
     if raw.compile_error is not None:
         return TestResult(
@@ -252,11 +253,13 @@ def judge(test: TestCase, raw: RawRun, checker: Checker) -> TestResult:
         "max_rss_mb": first["max_rss_mb"],
         "repeats": timings,
     }
-    status, detail = _status(test, raw, first, checker)
+    status, detail = _status(test, raw, first, checker, limits)
     return TestResult(status=status, detail=_short(detail), **base)
 
 
-def _status(test: TestCase, raw: RawRun, first: dict, checker: Checker) -> tuple[Status, str]:
+def _status(
+    test: TestCase, raw: RawRun, first: dict, checker: Checker, limits: Limits
+) -> tuple[Status, str]:
     stderr = raw.stderr.decode("utf-8", errors="replace")
     if first["outcome"] == "timeout":
         return Status.TIMEOUT, ""
@@ -266,14 +269,18 @@ def _status(test: TestCase, raw: RawRun, first: dict, checker: Checker) -> tuple
         sig = first["signal"]
         if sig == signal.SIGXFSZ:
             return Status.OUTPUT_LIMIT, "a file exceeded max_file_bytes"
-        if sig in (signal.SIGXCPU, signal.SIGKILL) and first["cpu_s"] >= first["wall_s"] * 0.5 > 0:
-            return Status.TIMEOUT, "CPU limit"
+        if sig in (signal.SIGXCPU, signal.SIGKILL) and first["cpu_s"] >= math.ceil(
+            limits.timeout_s
+        ):
+            return Status.TIMEOUT, "CPU time limit (threads burning CPU in parallel)"
         return Status.RUNTIME_ERROR, f"killed by {signal.Signals(sig).name}"
     if first["exit_code"] == SETUP_FAILED_EXIT and "sandbox setup failed" in stderr:
         return Status.INCONCLUSIVE, _last_line(stderr)
     if first["exit_code"] != 0:
         if "MemoryError" in stderr:
             return Status.MEMORY_LIMIT, "MemoryError"
+        if "[Errno 27] File too large" in stderr:  # CPython ignores SIGXFSZ: the write fails
+            return Status.OUTPUT_LIMIT, "a file exceeded max_file_bytes"
         return Status.RUNTIME_ERROR, _last_line(stderr) or f"exit code {first['exit_code']}"
     if isinstance(test, StdioTest):
         actual = raw.stdout.decode("utf-8", errors="replace")
