@@ -10,6 +10,7 @@ import sys
 
 from execrl import __version__
 from execrl.cli import problems as problems_cmd
+from execrl.cli import run as run_cmd
 from execrl.cli import score as score_cmd
 from execrl.cli._common import EXIT_EXECRL_FAILED
 from execrl.errors import ExecrlError
@@ -24,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     problems_cmd.register(commands)
     score_cmd.register(commands)
+    run_cmd.register(commands)
     return parser
 
 

@@ -13,7 +13,14 @@ from execrl.datagen.verify import ProblemReport, verify_problem
 from execrl.errors import LoaderError
 from execrl.problems.bundled import bundled_dir
 from execrl.problems.folder import is_problem_folder, read_problem_folder
-from execrl.problems.io import BUNDLED, FORMATS, load_problems, save_problems, select_problems
+from execrl.problems.io import (
+    BUNDLED,
+    FORMATS,
+    load_problem,
+    load_problems,
+    save_problems,
+    select_problems,
+)
 from execrl.problems.models import ReferenceLabel, TestGroup
 
 
@@ -91,7 +98,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    (problem,) = select_problems(load_problems(args.source, format=args.format), [args.id])
+    problem = load_problem(args.source, args.id, format=args.format)
     console.rule(f"{problem.id} — {problem.title}")
     console.print(problem.statement.strip() or "(no statement)", highlight=False, markup=False)
     console.rule()

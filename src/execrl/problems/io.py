@@ -73,6 +73,16 @@ def load_problems(source: str | Path = BUNDLED, *, format: str | None = None) ->
     return readers[fmt](path)
 
 
+def load_problem(source: str | Path, problem_id: str, *, format: str | None = None) -> Problem:
+    """One problem by id; for folder sources only that problem's folder is read."""
+    if format is None:
+        root = bundled_dir() if str(source) == BUNDLED else Path(source)
+        folder = root / _folder_name(problem_id)
+        if root.is_dir() and is_problem_folder(folder):
+            return read_problem_folder(folder)
+    return select_problems(load_problems(source, format=format), [problem_id])[0]
+
+
 def select_problems(problems: list[Problem], ids: list[str] | None) -> list[Problem]:
     """The problems named in ``ids``, in that order (all of them when ``ids`` is empty)."""
     if not ids:

@@ -1,0 +1,128 @@
+"""``execrl run`` and ``execrl doctor``: one program on one problem; what the sandbox protects."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.table import Table
+
+from execrl.cli._common import EXIT_CHECK_FAILED, EXIT_EXECRL_FAILED, EXIT_OK, console, fmt_ms
+from execrl.errors import LoaderError
+from execrl.problems.io import BUNDLED, FORMATS, load_problem
+from execrl.problems.models import StdioTest, TestGroup
+from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
+from execrl.sandbox.isolation import PROTECTIONS, SandboxConfig, probe
+from execrl.sandbox.limits import ExecutionOptions
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser(
+        "run",
+        help="run a program on a problem's tests in the sandbox",
+        description="Run PROGRAM on the tests of PROBLEM in the sandbox and "
+        "print per-test verdicts and times.",
+    )
+    p.add_argument("problem", help="problem id")
+    p.add_argument("program", type=Path, help="the Python program to run")
+    p.add_argument("--source", default=BUNDLED, help="problem set (default: bundled)")
+    p.add_argument("--format", choices=FORMATS, help="the source's format")
+    p.add_argument(
+        "--group",
+        action="append",
+        choices=[g.value for g in TestGroup],
+        help="only tests of this group (repeatable)",
+    )
+    p.add_argument("--repeats", type=int, default=1, help="runs per test (median is reported)")
+    p.add_argument(
+        "--timing", choices=["cpu", "wall"], default="cpu", help="the duration that counts"
+    )
+    p.add_argument("--stop-at-first-failure", action="store_true")
+    p.add_argument(
+        "--unsafe-degraded",
+        action="store_true",
+        help="run even if this machine cannot isolate the network (see `execrl doctor`)",
+    )
+    p.set_defaults(handler=cmd_run)
+
+    d = commands.add_parser(
+        "doctor",
+        help="report which sandbox protections work on this machine",
+        description="Report which protections the sandbox has on this machine "
+        "and check that a program runs.",
+    )
+    d.set_defaults(handler=cmd_doctor)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    problem = load_problem(args.source, args.problem, format=args.format)
+    if not args.program.is_file():
+        raise LoaderError(f"{args.program}: no such program file")
+    tests = problem.tests_in(*(args.group or []))
+    options = ExecutionOptions(
+        repeats=args.repeats, timing=args.timing, stop_at_first_failure=args.stop_at_first_failure
+    )
+    request = ExecutionRequest.for_problem(
+        problem,
+        args.program.read_text(encoding="utf-8"),
+        tests=tests,
+        options=options,
+        program_name=args.program.name,
+    )
+    config = SandboxConfig(strict=not args.unsafe_degraded)
+    groups = {t.id: t.group.value for t in problem.tests}
+    with LocalExecutor(workers=1, config=config) as executor:
+        record = executor.execute(request)
+    table = Table(title=f"{args.program.name} on {problem.id}", title_justify="left")
+    for col in ("test", "group", "verdict", "cpu ms", "wall ms", "detail"):
+        table.add_column(col, justify="right" if "ms" in col else "left")
+    for r in record.results:
+        colour = "green" if r.passed else "red"
+        table.add_row(
+            r.test_id,
+            groups[r.test_id],
+            f"[{colour}]{r.status.value}[/]",
+            fmt_ms(r.cpu_s),
+            fmt_ms(r.wall_s),
+            r.detail,
+        )
+    console.print(table)
+    passed = sum(r.passed for r in record.results)
+    console.print(
+        f"{passed}/{len(record.results)} passed · isolation: {', '.join(record.isolation)}",
+        highlight=False,
+    )
+    return EXIT_OK if record.all_passed else EXIT_CHECK_FAILED
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    found = probe()
+    config = SandboxConfig(strict=False)
+    active = set(found.available(config))
+    table = Table(title="sandbox protections on this machine", title_justify="left")
+    table.add_column("protection")
+    table.add_column("active")
+    table.add_column("what it means")
+    for name, meaning in PROTECTIONS.items():
+        table.add_row(name, "[green]yes[/]" if name in active else "[red]no[/]", meaning)
+    console.print(table)
+    for note in found.notes:
+        console.print(f"[yellow]note:[/] {note}", highlight=False)
+    try:
+        with LocalExecutor(workers=1, config=config) as executor:
+            record = executor.run(
+                "print(int(input()) + 1)", [StdioTest(id="smoke", input="41", output="42")]
+            )
+    except Exception as exc:  # doctor reports every failure instead of raising
+        console.print(f"[red]smoke test failed:[/] {type(exc).__name__}: {exc}", highlight=False)
+        return EXIT_EXECRL_FAILED
+    (result,) = record.results
+    console.print(
+        f"smoke test: {result.status.value} in {result.wall_s * 1000:.1f} ms wall, "
+        f"{result.cpu_s * 1000:.1f} ms CPU",
+        highlight=False,
+    )
+    complete = active >= set(PROTECTIONS) - {"pids-cgroup"}
+    if not complete:
+        console.print("[yellow]the sandbox is degraded here: see the protections marked 'no'[/]")
+    return EXIT_OK if result.passed and complete else EXIT_CHECK_FAILED
