@@ -21,26 +21,28 @@ from its inherited memory can reveal an answer.
 
 from __future__ import annotations
 
+# Every module imported here is in every forked child's address space, and a larger one makes
+# each fork slower: this file keeps to small modules (no socket, selectors, shutil, hashlib,
+# threading), and traceback is imported only on error paths.
 import builtins
 import contextlib
 import ctypes
 import errno
 import gc
-import hashlib
 import io
 import json
 import math
 import os
-import platform
 import resource
-import selectors
-import shutil
+import select
 import signal
-import socket
+import stat
 import struct
 import sys
 import time
-import traceback
+
+_MACHINE = os.uname().machine
+_AF_UNIX = 1
 
 # --------------------------------------------------------------------------------------------
 # Wire format shared with the host: 4-byte length + JSON header, then raw payload bytes.
@@ -247,7 +249,7 @@ def _denied_numbers(machine: str) -> list[int]:
     return sorted({int(row[column]) for row in rows})
 
 
-SECCOMP_SUPPORTED = platform.machine() in _AUDIT_ARCH
+SECCOMP_SUPPORTED = _MACHINE in _AUDIT_ARCH
 
 
 class _SockFilter(ctypes.Structure):
@@ -266,7 +268,7 @@ class _SockFprog(ctypes.Structure):
 def _seccomp_program() -> list[tuple[int, int, int, int]]:
     """Deny-list filter: escape and introspection syscalls fail with EPERM; sockets other than
     AF_UNIX fail with EACCES; a foreign syscall ABI kills the process."""
-    machine = platform.machine()
+    machine = _MACHINE
     ld_abs, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
     allow, kill = 0x7FFF0000, 0x80000000
     eperm, eacces = 0x00050000 | errno.EPERM, 0x00050000 | errno.EACCES
@@ -284,7 +286,7 @@ def _seccomp_program() -> list[tuple[int, int, int, int]]:
     prog += [
         (jeq, 0, 4, _SOCKET[machine]),
         (ld_abs, 0, 0, 16),  # low 32 bits of args[0]
-        (jeq, 0, 1, socket.AF_UNIX),
+        (jeq, 0, 1, _AF_UNIX),
         (ret, 0, 0, allow),
         (ret, 0, 0, eacces),
         (ret, 0, 0, allow),
@@ -292,14 +294,17 @@ def _seccomp_program() -> list[tuple[int, int, int, int]]:
     return prog
 
 
-def install_seccomp() -> None:
+def build_seccomp_filter() -> tuple:
+    """The compiled filter, built once in the zygote; children only install it."""
     program = _seccomp_program()
     filters = (_SockFilter * len(program))(*[_SockFilter(*ins) for ins in program])
-    fprog = _SockFprog(len(program), filters)
+    return filters, _SockFprog(len(program), filters)
+
+
+def install_seccomp(compiled: tuple) -> None:
     _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-    _check(
-        _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0), "seccomp"
-    )
+    address = ctypes.addressof(compiled[1])
+    _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, address, 0, 0), "seccomp")
 
 
 # --------------------------------------------------------------------------------------------
@@ -343,9 +348,7 @@ def build_root(config: dict) -> None:
     )
     os.mkdir(root + "/.old")
     _check(
-        _libc.syscall(
-            _PIVOT_ROOT.get(platform.machine(), 155), root.encode(), (root + "/.old").encode()
-        ),
+        _libc.syscall(_PIVOT_ROOT.get(_MACHINE, 155), root.encode(), (root + "/.old").encode()),
         "pivot_root",
     )
     os.chdir("/")
@@ -404,7 +407,7 @@ class Server:
         self.request_fd, self.reply_fd = config["request_fd"], config["reply_fd"]
         self.is_init = os.getpid() == 1
         self.can_setuid = os.geteuid() == 0 and config["drop_privileges"]
-        self.seccomp = config["seccomp"] and SECCOMP_SUPPORTED
+        self.seccomp = build_seccomp_filter() if config["seccomp"] and SECCOMP_SUPPORTED else None
         self.compiled: dict[str, object] = {}
         self.runs = 0
         self.base_vm_bytes = _vm_size_bytes()
@@ -432,7 +435,7 @@ class Server:
 
     def handle_run(self, header: dict, payloads: list[bytes]) -> None:
         code_text = payloads[0].decode("utf-8", errors="surrogateescape")
-        key = hashlib.sha256(payloads[0]).hexdigest()
+        key = payloads[0]
         if key not in self.compiled:
             if len(self.compiled) >= 64:
                 self.compiled.clear()
@@ -464,7 +467,7 @@ class Server:
     # -- one execution -----------------------------------------------------------------------
     def run_once(self, code, test: dict, limits: dict, payloads: list[bytes]) -> dict:
         self.runs += 1
-        scratch = f"/tmp/run-{self.runs}"
+        scratch = SCRATCH  # fresh for every run: created here, removed after
         os.mkdir(scratch, 0o700)
         if self.can_setuid:
             os.chown(scratch, self.config["uid"], self.config["gid"])
@@ -482,29 +485,39 @@ class Server:
             # value; it is forked first, while the zygote still has the test code. The zygote
             # then zeroes its only copy, and only then forks the candidate, which serves calls.
             secret = payloads[1]
-            cand_sock, check_sock = socket.socketpair()
+            calls_r, calls_w = os.pipe()  # checker → candidate
+            answers_r, answers_w = os.pipe()  # candidate → checker
             devnull = os.open("/dev/null", os.O_WRONLY)
             pid = os.fork()
             if pid == 0:
-                cand_sock.close()
+                checker_test = dict(test, test_code=bytes(secret).decode())
                 self.child(
                     None,
-                    dict(test, test_code=bytes(secret).decode()),
+                    checker_test,
                     limits,
                     scratch,
                     stdin_fd,
                     devnull,
                     devnull,
                     res_w,
-                    peer_fd=check_sock.fileno(),
+                    peer=(answers_r, calls_w),
                 )
             secret[:] = bytes(len(secret))
-            check_sock.close()
-            os.close(devnull)
             candidate = os.fork()
-            if candidate == 0:
-                self.child(code, test, limits, scratch, stdin_fd, out_w, err_w, cand_sock.fileno())
-            cand_sock.close()
+            if candidate == 0:  # no result pipe for the candidate: fd 3 is /dev/null
+                self.child(
+                    code,
+                    test,
+                    limits,
+                    scratch,
+                    stdin_fd,
+                    out_w,
+                    err_w,
+                    devnull,
+                    peer=(calls_r, answers_w),
+                )
+            for fd in (devnull, calls_r, calls_w, answers_r, answers_w):
+                os.close(fd)
         else:
             pid = os.fork()
             if pid == 0:  # ---- child: never returns
@@ -519,7 +532,7 @@ class Server:
             _, _, rusage = os.wait4(candidate, 0)
         self.kill_everything(pid)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        shutil.rmtree(scratch, ignore_errors=True)
+        _remove_tree(scratch)
         self.clear_shared_memory()
         cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         if candidate is not None:
@@ -552,45 +565,46 @@ class Server:
         sizes = dict.fromkeys(fds, 0)
         deadline = start + limits["timeout_s"]
         pidfd = os.pidfd_open(pid)
-        sel = selectors.DefaultSelector()
-        for name, fd in fds.items():
+        names = {fd: name for name, fd in fds.items()}
+        poller = select.poll()
+        for fd in names:
             os.set_blocking(fd, False)
-            sel.register(fd, selectors.EVENT_READ, name)
-        sel.register(pidfd, selectors.EVENT_READ, "exit")
+            poller.register(fd, select.POLLIN)
+        poller.register(pidfd, select.POLLIN)
+        open_fds = set(names)
         outcome, status, rusage, wall_s, exited = "exited", None, None, None, False
         while True:
             now = time.perf_counter()
-            if not exited and now >= deadline:
-                outcome = "timeout"
-                break
-            if exited and now >= deadline:
-                break  # descendants still hold the pipes: they are killed below
-            events = sel.select(max(0.0, deadline - now))
+            if now >= deadline:
+                if not exited:
+                    outcome = "timeout"
+                break  # (after exit: descendants still hold the pipes; they are killed below)
+            events = poller.poll(max(0.0, deadline - now) * 1000)
             if exited and not events:
                 break
-            for key, _ in events:
-                if key.data == "exit":
+            for fd, _ in events:
+                if fd == pidfd:
                     _, status, rusage = os.wait4(pid, 0)
                     wall_s = time.perf_counter() - start
                     exited = True
                     deadline = min(deadline, time.perf_counter() + 0.05)  # short drain
-                    sel.unregister(pidfd)
+                    poller.unregister(pidfd)
                     continue
                 try:
-                    data = os.read(key.fd, 1 << 16)
+                    data = os.read(fd, 1 << 16)
                 except BlockingIOError:
                     continue
+                name = names[fd]
                 if not data:
-                    sel.unregister(key.fd)
+                    poller.unregister(fd)
+                    open_fds.discard(fd)
                     continue
-                sizes[key.data] += len(data)
-                if sizes[key.data] <= caps[key.data]:
-                    chunks[key.data].append(data)
-                elif key.data != "stderr":
+                sizes[name] += len(data)
+                if sizes[name] <= caps[name]:
+                    chunks[name].append(data)
+                elif name != "stderr":
                     outcome = "output_limit"
-            if outcome == "output_limit":
-                break
-            if exited and not sel.get_map():
+            if outcome == "output_limit" or (exited and not open_fds):
                 break
         if not exited:
             self.kill_tree(pid)
@@ -598,7 +612,6 @@ class Server:
             wall_s = time.perf_counter() - start
             if outcome == "timeout":
                 status = None
-        sel.close()
         os.close(pidfd)
         for fd in fds.values():
             os.close(fd)
@@ -627,27 +640,23 @@ class Server:
         if os.path.isdir("/dev/shm") and self.config["fs_isolation"]:
             for name in os.listdir("/dev/shm"):
                 path = "/dev/shm/" + name
-                shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) else os.unlink(path)
+                _remove_tree(path)
 
     # -- the child ---------------------------------------------------------------------------
-    def child(
-        self, code, test, limits, scratch, stdin_fd, out_w, err_w, res_w, peer_fd=None
-    ) -> None:
+    def child(self, code, test, limits, scratch, stdin_fd, out_w, err_w, res_w, peer=None) -> None:
+        """Set up and run one sandboxed process; never returns. ``peer`` is the (read, write)
+        pair of an assert test's call channel, placed on fds 4 and 5."""
         try:
             os.setpgid(0, 0)
-            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
-                signal.signal(sig, signal.SIG_DFL)
             os.dup2(stdin_fd, 0)
             os.dup2(out_w, 1)
             os.dup2(err_w, 2)
             os.dup2(res_w, 3)
-            if peer_fd is not None:
-                os.dup2(peer_fd, 4)
-            _close_fds_from(4 if peer_fd is None else 5)
+            if peer is not None:
+                os.dup2(peer[0], 4)
+                os.dup2(peer[1], 5)
+            _close_fds_from(4 if peer is None else 6)
             os.chdir(scratch)
-            # The scratch directory is the only writable place; /tmp itself is not writable,
-            # so nothing a run leaves behind is there for the next one.
-            os.environ.update(TMPDIR=scratch, HOME=scratch)
             self.apply_limits(limits)
             if self.can_setuid:
                 os.setgroups([])
@@ -655,11 +664,11 @@ class Server:
                 os.setresuid(self.config["uid"], self.config["uid"], self.config["uid"])
             _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # after setuid, which clears it
             if self.seccomp:
-                install_seccomp()
+                install_seccomp(self.seccomp)
             else:
                 _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-        except BaseException:
-            os.write(2, b"sandbox setup failed: " + traceback.format_exc().encode())
+        except BaseException as exc:
+            os.write(2, f"sandbox setup failed: {type(exc).__name__}: {exc}".encode())
             os._exit(121)
         if code is None:
             _run_checker(test)
@@ -713,6 +722,8 @@ def _run_program(code, test: dict) -> None:
     except SystemExit as exc:
         exit_code = _exit_code(exc.code)
     except BaseException:
+        import traceback  # only on the error path: keeps forks small
+
         traceback.print_exc()
         exit_code = 1
     for stream in (sys.stdout, sys.stderr):
@@ -741,7 +752,7 @@ def _serve_calls(namespace: dict, name: str) -> None:
         raise NameError(f"the program does not define {name!r}")
     while True:
         try:
-            header, _ = read_message(3)
+            header, _ = read_message(4)
         except EOFError:
             return
         args = decode_value(header["args"])
@@ -749,7 +760,7 @@ def _serve_calls(namespace: dict, name: str) -> None:
             reply = {"value": encode_value(fn(*args))}
         except NotPlainData as exc:
             reply = {"not_plain_data": str(exc)}
-        write_message(3, reply)
+        write_message(5, reply)
 
 
 class CandidateFailed(Exception):
@@ -773,7 +784,7 @@ def _run_checker(test: dict) -> None:
         except NotPlainData as exc:
             raise UnsupportedTest(f"the test passes a non-plain argument: {exc}") from None
         try:
-            write_message(4, message)
+            write_message(5, message)
             header, _ = read_message(4)
         except (OSError, EOFError):
             raise CandidateFailed("the program stopped while serving a call") from None
@@ -819,6 +830,22 @@ def _call_entry_point(namespace: dict, test: dict) -> None:
     _write_all(3, encoded)
 
 
+def _remove_tree(path: str) -> None:
+    """rm -rf without shutil (which would drag compression modules into every fork)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return
+    if stat.S_ISDIR(mode):
+        for entry in os.scandir(path):
+            _remove_tree(entry.path)
+        with contextlib.suppress(OSError):
+            os.rmdir(path)
+    else:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
 def _close_fds_from(first: int) -> None:
     """Close every descriptor >= ``first`` (close_range(2) when the kernel has it)."""
     if _libc.syscall(436, first, 0xFFFFFFFF, 0) == 0:  # close_range: same number on x86_64/arm64
@@ -839,6 +866,8 @@ def _exit_code(code) -> int:
 
 
 def _format_exc_line(exc: BaseException) -> str:
+    import traceback  # only on error paths
+
     return "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()[-1]
 
 
@@ -850,8 +879,14 @@ def _vm_size_bytes() -> int:
     return 0
 
 
+SCRATCH = "/tmp/run"
+"""The only writable directory: recreated empty for every run (the rest of /tmp is read-only,
+so nothing a run leaves behind is there for the next one)."""
+
+
 def main() -> None:
     config = json.loads(sys.argv[1])
+    os.environ.update(TMPDIR=SCRATCH, HOME=SCRATCH)  # inherited by every child
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # pid 1 of the sandbox ignores stray signals
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     try:
@@ -860,8 +895,7 @@ def main() -> None:
                 f.write("0")  # this process and everything it forks
         if config["fs_isolation"]:
             build_root(config)
-            with contextlib.suppress(OSError):
-                socket.sethostname("sandbox")
+            _libc.sethostname(b"sandbox", 7)
         for module in config["preimport"]:
             with contextlib.suppress(ImportError):
                 __import__(module)

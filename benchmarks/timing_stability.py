@@ -1,0 +1,153 @@
+"""Benchmark c: how much a solution's speed score moves between reruns (spec §2, §6).
+
+Every correct bundled reference runs on its problem's optimization tests ``--reruns`` times
+(each rerun a fresh fork). For each rerun, the solution's per-test percentile is its duration
+inserted among the other references' median durations on that test (spec §2: rank fastest →
+slowest, ties take the earlier rank, p = (rank − 1)/(n − 1)); the mean over tests is its score.
+The benchmark reports the standard deviation of that score across reruns, in percentile
+points, for CPU and wall time, on an idle machine and with a CPU hog on the other core and on
+the same core as the sandbox worker. All conditions run in one invocation.
+
+    python benchmarks/timing_stability.py [--reruns 10] [--tests-per-problem N] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import statistics
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import report
+
+from execrl.problems import load_bundled
+from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
+from execrl.sandbox.limits import ExecutionOptions
+
+
+def percentile_of(value: float, pool: list[float]) -> float:
+    """Spec §2: insert ``value`` into ``pool``, rank fastest→slowest (ties: earlier rank)."""
+    rank = 1 + sum(1 for d in pool if d < value)
+    n = len(pool) + 1
+    return (rank - 1) / (n - 1) if n > 1 else 0.0
+
+
+@contextlib.contextmanager
+def cpu_hog(core: int | None):
+    """A busy process pinned to ``core`` (nothing when None)."""
+    if core is None:
+        yield
+        return
+    hog = subprocess.Popen(["taskset", "-c", str(core), sys.executable, "-c", "while True: pass"])
+    try:
+        yield
+    finally:
+        hog.kill()
+        hog.wait()
+
+
+def measure(problems, executor, reruns: int, tests_per_problem: int | None) -> dict:
+    """durations[(problem, reference)][metric][rerun][test] for every correct reference."""
+    requests, keys = [], []
+    for problem in problems:
+        tests = sorted(problem.optimization_tests, key=lambda t: len(t.input))
+        if tests_per_problem:
+            tests = tests[:tests_per_problem]
+        for ref in problem.references_labelled("correct"):
+            requests.append(
+                ExecutionRequest.for_problem(
+                    problem, ref.code, tests=tests, options=ExecutionOptions(repeats=reruns)
+                )
+            )
+            keys.append((problem.id, ref.name))
+    durations = {}
+    for key, record in zip(keys, executor.run_batch(requests, description="timing"), strict=True):
+        if not record.all_passed:
+            continue  # a reference that failed here is not scored
+        durations[key] = {
+            metric: [
+                [getattr(r.repeats[i], f"{metric}_s") for r in record.results]
+                for i in range(reruns)
+            ]
+            for metric in ("cpu", "wall")
+        }
+    return durations
+
+
+def rerun_std_points(durations: dict, metric: str) -> list[float]:
+    """Per solution: std over reruns of its mean per-test percentile, in points."""
+    by_problem = defaultdict(list)
+    for (pid, ref), data in durations.items():
+        by_problem[pid].append((ref, data[metric]))
+    stds = []
+    for refs in by_problem.values():
+        if len(refs) < 3:
+            continue
+        pools = {
+            ref: [statistics.median(col) for col in zip(*runs, strict=True)] for ref, runs in refs
+        }
+        for ref, runs in refs:
+            others = [pools[o] for o, _ in refs if o != ref]
+            scores = []
+            for run in runs:
+                per_test = [
+                    percentile_of(d, [pool[t] for pool in others]) for t, d in enumerate(run)
+                ]
+                scores.append(statistics.fmean(per_test))
+            stds.append(statistics.stdev(scores) * 100)
+    return stds
+
+
+def summary(stds: list[float]) -> dict:
+    return {
+        "median": round(statistics.median(stds), 2),
+        "mean": round(statistics.fmean(stds), 2),
+        "p90": round(sorted(stds)[int(0.9 * (len(stds) - 1))], 2),
+        "max": round(max(stds), 2),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reruns", type=int, default=10)
+    parser.add_argument(
+        "--tests-per-problem", type=int, help="the N smallest optimization tests (default: all)"
+    )
+    parser.add_argument("--problem", action="append", help="only these bundled problems (repeatable)")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    cores = sorted(os.sched_getaffinity(0))
+    worker_core, other_core = cores[-1], cores[0] if len(cores) > 1 else None
+    problems = load_bundled(args.problem)
+    conditions = {"idle": None, "hog_other_core": other_core, "hog_same_core": worker_core}
+    results = {}
+    with LocalExecutor(workers=1, cores=[worker_core], reserve_host_core=True) as executor:
+        for name, hog_core in conditions.items():
+            with cpu_hog(hog_core):
+                durations = measure(problems, executor, args.reruns, args.tests_per_problem)
+            results[name] = {
+                metric: summary(rerun_std_points(durations, metric)) for metric in ("cpu", "wall")
+            }
+            results[name]["solutions"] = len(durations)
+            print(name, results[name], flush=True)
+    report(
+        "timing stability (c)",
+        {
+            "reruns": args.reruns,
+            "tests_per_problem": args.tests_per_problem or "all",
+            "problems": len(problems),
+            "worker_core": worker_core,
+            "rerun_std_percentile_points": results,
+            "target": "cpu std <= 2 points with the other core loaded",
+        },
+        args.out,
+    )
+
+
+if __name__ == "__main__":
+    main()
