@@ -118,7 +118,9 @@ def main() -> None:
     parser.add_argument(
         "--tests-per-problem", type=int, help="the N smallest optimization tests (default: all)"
     )
-    parser.add_argument("--problem", action="append", help="only these bundled problems (repeatable)")
+    parser.add_argument(
+        "--problem", action="append", help="only these bundled problems (repeatable)"
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     cores = sorted(os.sched_getaffinity(0))

@@ -211,3 +211,20 @@ def test_strict_mode_refuses_a_machine_without_namespaces(monkeypatch):
         assert "network-namespace" not in server.protections
         raw = server.run("print(6)", {"id": "t", "kind": "stdio"}, b"", Limits())
     assert raw.stdout == b"6\n"
+
+
+def test_front_door_and_record_files(tmp_path):
+    import execrl
+    from execrl.sandbox import load_records, save_records
+
+    record = execrl.run("print(2)", [StdioTest(id="a", input="", output="2\n")], repeats=2)
+    assert record.all_passed and len(record.results[0].repeats) == 2
+    for name in ("r.jsonl", "r.jsonl.gz", "r.parquet"):
+        assert load_records(save_records([record, record], tmp_path / name)) == [record, record]
+
+
+def test_capture_returns_raw_output(executor):
+    result, out = executor.capture("print('a  b')", "")
+    assert result.passed and out == "a  b\n"
+    failed, _ = executor.capture("raise SystemExit(3)", "")
+    assert failed.status is Status.RUNTIME_ERROR

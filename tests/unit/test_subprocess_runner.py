@@ -3,7 +3,8 @@ from __future__ import annotations
 import pytest
 
 from execrl.problems import AssertTest, CallTest, Checker, StdioTest
-from execrl.sandbox import RunLimits, Status, capture_stdout, run_test
+from execrl.sandbox.records import Status
+from execrl.sandbox.subprocess_runner import RunLimits, capture_stdout, run_test
 
 ECHO_SUM = StdioTest(id="t", input="2 3\n", output="5\n")
 FAST = RunLimits(timeout_s=5.0)

@@ -144,6 +144,30 @@ class LocalExecutor:
         finally:
             self._servers.put(server)
 
+    def capture(
+        self, program: str, stdin: str, limits: Limits | None = None
+    ) -> tuple[TestResult, str]:
+        """Run ``program`` on ``stdin`` and return (verdict without comparison, stdout).
+
+        The verdict is ``success`` when the program finished cleanly within its limits; what
+        its output means is the caller's business (datagen uses it to build expected outputs).
+        """
+        probe = StdioTest(id="capture", input=stdin, output="")
+        request = ExecutionRequest(program=program, tests=[probe], limits=limits or Limits())
+        server = self._servers.get()
+        try:
+            spec, data, _ = _wire_test(probe, None)
+            try:
+                raw = server.run(program, spec, data, request.limits)
+            except SandboxCrashed:
+                raw = server.run(program, spec, data, request.limits)  # retry once, at once
+        finally:
+            self._servers.put(server)
+        result = judge(probe, raw, Checker(kind="exact"), request.limits)
+        if result.status is Status.WRONG_ANSWER:  # it ran cleanly; there was nothing to compare
+            result = result.model_copy(update={"status": Status.SUCCESS, "detail": ""})
+        return result, raw.stdout.decode("utf-8", errors="replace")
+
     def run_batch(
         self,
         requests: Iterable[ExecutionRequest],

@@ -6,11 +6,16 @@ Records are plain data that serialise to JSON lines, so everything after the exe
 
 from __future__ import annotations
 
+import gzip
 import hashlib
+import json
 from datetime import UTC, datetime
 from enum import StrEnum
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from execrl.errors import LoaderError
 
 
 class Status(StrEnum):
@@ -98,3 +103,43 @@ class ExecutionRecord(BaseModel):
 
 def program_sha256(code: str) -> str:
     return hashlib.sha256(code.encode("utf-8")).hexdigest()
+
+
+def save_records(records: list[ExecutionRecord], path: str | Path) -> Path:
+    """Write records as JSON lines (``.jsonl``, ``.jsonl.gz``) or Parquet (``.parquet``)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = [r.model_dump(mode="json") for r in records]
+    if path.name.endswith(".parquet"):
+        pa, pq = _pyarrow()
+        pq.write_table(pa.Table.from_pylist(rows), path)
+        return path
+    if not path.name.endswith((".jsonl", ".jsonl.gz")):
+        raise LoaderError(f"{path}: records are saved as .jsonl, .jsonl.gz or .parquet")
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "wt", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row) + "\n")
+    return path
+
+
+def load_records(path: str | Path) -> list[ExecutionRecord]:
+    """Read records written by :func:`save_records`."""
+    path = Path(path)
+    if path.name.endswith(".parquet"):
+        _, pq = _pyarrow()
+        rows = pq.read_table(path).to_pylist()
+    else:
+        opener = gzip.open if path.name.endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8") as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+    return [ExecutionRecord.model_validate(row) for row in rows]
+
+
+def _pyarrow():
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise LoaderError("Parquet needs pyarrow: pip install 'execrl[data]'") from exc
+    return pa, pq

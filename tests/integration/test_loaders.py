@@ -17,9 +17,16 @@ from execrl.problems.humaneval import load_humaneval
 from execrl.problems.io import load_problems
 from execrl.problems.livecodebench import decode_test_cases, load_livecodebench
 from execrl.problems.taco import load_taco
-from execrl.sandbox import Status, run_problem
+from execrl.sandbox import ExecutionRequest, LocalExecutor, Status
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def run_problem():
+    """Run a program on all of a problem's tests in the sandbox."""
+    with LocalExecutor(workers=2) as executor:
+        yield lambda code, problem: executor.execute(ExecutionRequest.for_problem(problem, code))
 
 
 # --- CodeContests -------------------------------------------------------------------------
@@ -116,7 +123,7 @@ def test_codecontests_parquet_matches_jsonl(tmp_path: Path):
     assert from_parquet == load_codecontests(FIXTURES / "codecontests.jsonl")
 
 
-def test_codecontests_references_run_with_their_verdicts():
+def test_codecontests_references_run_with_their_verdicts(run_problem):
     problem = load_codecontests(FIXTURES / "codecontests.jsonl")[0]
     good, bad = problem.references
     assert run_problem(good.code, problem).all_passed
@@ -135,7 +142,7 @@ def test_codecontests_mismatched_tests_are_reported(tmp_path: Path):
 # --- TACO / APPS --------------------------------------------------------------------------
 
 
-def test_taco_stdio_rows():
+def test_taco_stdio_rows(run_problem):
     product, _reverse = load_taco(FIXTURES / "taco.jsonl")
     assert product.id == "taco-0" and product.title == "Product"
     assert [(t.input, t.output) for t in product.tests] == [("2 3\n", "6\n"), ("4 5\n", "20\n")]
@@ -150,7 +157,7 @@ def test_taco_stdio_rows():
         assert run_problem(ref.code, product).all_passed
 
 
-def test_taco_call_based_rows_unwrap_singleton_outputs():
+def test_taco_call_based_rows_unwrap_singleton_outputs(run_problem):
     reverse = load_taco(FIXTURES / "taco.jsonl")[1]
     assert reverse.entry_point == "reverse_list"
     assert reverse.starter_code.startswith("def reverse_list")
@@ -167,7 +174,7 @@ def test_taco_call_based_rows_unwrap_singleton_outputs():
     assert [r.status for r in wrong.results] == [Status.WRONG_ANSWER, Status.SUCCESS]
 
 
-def test_apps_rows_detect_stdio_and_call_based():
+def test_apps_rows_detect_stdio_and_call_based(run_problem):
     stdio, call = load_problems(FIXTURES / "apps.jsonl", format="apps")
     assert stdio.id == "apps-4001" and stdio.source.dataset == "apps"
     assert stdio.difficulty == "easy" and call.difficulty == "hard"
@@ -187,7 +194,7 @@ def test_taco_invalid_json_field_is_named(tmp_path: Path):
 # --- LiveCodeBench ------------------------------------------------------------------------
 
 
-def test_livecodebench_stdin_with_compressed_private_tests():
+def test_livecodebench_stdin_with_compressed_private_tests(run_problem):
     double, _add = load_livecodebench(FIXTURES / "livecodebench.jsonl")
     assert double.id == "lcb-atcoder-abc300_a" and double.title == "Double It"
     assert [t.id for t in double.tests] == ["public-0", "private-0", "private-1"]
@@ -201,7 +208,7 @@ def test_livecodebench_stdin_with_compressed_private_tests():
     assert run_problem("print(2 * int(input()))", double).all_passed
 
 
-def test_livecodebench_functional_tests_become_calls():
+def test_livecodebench_functional_tests_become_calls(run_problem):
     add = load_livecodebench(FIXTURES / "livecodebench.jsonl")[1]
     assert add.entry_point == "addNumbers"
     assert add.starter_code.startswith("class Solution")
@@ -234,7 +241,7 @@ def test_real_humaneval_problems_load_from_the_package():
     assert first.references[0].code.startswith(first.statement)
 
 
-def test_humaneval_canonical_passes_and_a_corruption_fails():
+def test_humaneval_canonical_passes_and_a_corruption_fails(run_problem):
     problem = load_humaneval()[2]  # truncate_number
     canonical = problem.references[0].code
     assert run_problem(canonical, problem).all_passed
@@ -243,7 +250,7 @@ def test_humaneval_canonical_passes_and_a_corruption_fails():
 
 
 @pytest.mark.slow
-def test_every_real_humaneval_canonical_solution_passes():
+def test_every_real_humaneval_canonical_solution_passes(run_problem):
     failures = [
         p.id for p in load_humaneval() if not run_problem(p.references[0].code, p).all_passed
     ]
