@@ -34,6 +34,8 @@ def execrl(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
         ["problems", "build"],
         ["problems", "check"],
         ["score"],
+        ["run"],
+        ["doctor"],
     ],
 )
 def test_help_everywhere(args):
@@ -124,3 +126,32 @@ def test_check_fails_when_a_correct_reference_fails(built_sum_problem_dir: Path,
     done = execrl("problems", "check", str(folder), "--jobs", "2")
     assert done.returncode == 1
     assert "FAILED" in done.stdout
+
+
+def test_doctor_reports_every_protection():
+    done = execrl("doctor")
+    assert done.returncode == 0, done.stdout
+    for name in (
+        "network-namespace",
+        "pid-namespace",
+        "readonly-root",
+        "seccomp",
+        "unprivileged-uid",
+    ):
+        assert name in done.stdout
+    assert "smoke test: success" in done.stdout
+
+
+def test_run_prints_verdicts_and_exits_by_result(built_sum_problem_dir: Path, tmp_path: Path):
+    good, bad = tmp_path / "good.py", tmp_path / "bad.py"
+    good.write_text("input()\nprint(sum(map(int, input().split())))\n")
+    bad.write_text("print(0)\n")
+    source = str(built_sum_problem_dir.parent)
+    ok = execrl("run", "sum-list", str(good), "--source", source, "--group", "optimization")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "3/3 passed" in ok.stdout and "seccomp" in ok.stdout
+    failed = execrl("run", "sum-list", str(bad), "--source", source)
+    assert failed.returncode == 1
+    assert "wrong_answer" in failed.stdout
+    missing = execrl("run", "sum-list", str(tmp_path / "nope.py"), "--source", source)
+    assert missing.returncode == 2 and "no such program file" in missing.stderr

@@ -25,6 +25,10 @@ def test_all_is_sorted_and_resolves(name):
 def test_errors_share_one_root():
     from execrl import errors
 
-    for cls in (errors.ProblemFormatError, errors.LoaderError, errors.ExecutionError,
-                errors.ConsensusError):
+    for cls in (
+        errors.ProblemFormatError,
+        errors.LoaderError,
+        errors.ExecutionError,
+        errors.ConsensusError,
+    ):
         assert issubclass(cls, errors.ExecrlError)
