@@ -2,7 +2,7 @@
 
 from execrl.problems.bundled import load_bundled
 from execrl.problems.folder import read_problem_folder, write_problem_folder
-from execrl.problems.io import load_problems, save_problems, select_problems
+from execrl.problems.io import load_problem, load_problems, save_problems, select_problems
 from execrl.problems.models import (
     CORRECTNESS_GROUPS,
     AssertTest,
@@ -34,6 +34,7 @@ __all__ = [
     "TestCase",
     "TestGroup",
     "load_bundled",
+    "load_problem",
     "load_problems",
     "read_problem_folder",
     "save_problems",
