@@ -77,3 +77,12 @@ def built_sum_problem_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = write_sum_problem(tmp_path_factory.mktemp("built"))
     build_tests(folder, jobs=2, show_progress=False)
     return folder
+
+
+@pytest.fixture(scope="session")
+def executor():
+    """One sandbox pool per test process (two fork servers), shared by every test using it."""
+    from execrl.sandbox import LocalExecutor
+
+    with LocalExecutor(workers=2) as pool:
+        yield pool

@@ -17,16 +17,15 @@ from execrl.problems.humaneval import load_humaneval
 from execrl.problems.io import load_problems
 from execrl.problems.livecodebench import decode_test_cases, load_livecodebench
 from execrl.problems.taco import load_taco
-from execrl.sandbox import ExecutionRequest, LocalExecutor, Status
+from execrl.sandbox import ExecutionRequest, Status
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 
-@pytest.fixture(scope="module")
-def run_problem():
+@pytest.fixture
+def run_problem(executor):
     """Run a program on all of a problem's tests in the sandbox."""
-    with LocalExecutor(workers=2) as executor:
-        yield lambda code, problem: executor.execute(ExecutionRequest.for_problem(problem, code))
+    return lambda code, problem: executor.execute(ExecutionRequest.for_problem(problem, code))
 
 
 # --- CodeContests -------------------------------------------------------------------------

@@ -22,12 +22,6 @@ ECHO_SUM = StdioTest(id="t", input="2 3\n", output="5\n")
 QUICK = Limits(timeout_s=5.0, memory_mb=256)
 
 
-@pytest.fixture(scope="module")
-def executor():
-    with LocalExecutor(workers=2) as ex:
-        yield ex
-
-
 def verdict(executor, code, test=ECHO_SUM, limits=QUICK, checker=None, options=None):
     record = executor.run(code, [test], limits, checker=checker, options=options)
     return record.results[0]
