@@ -6,7 +6,7 @@ import pytest
 from conftest import SUM_REFERENCES, write_sum_problem
 
 from execrl.datagen import build_tests, plan_tests, verify_problem
-from execrl.errors import ConsensusError
+from execrl.errors import ConsensusError, ProblemFormatError
 from execrl.problems import ReferenceLabel, TestGroup, read_problem_folder
 
 
@@ -33,7 +33,9 @@ def test_build_writes_consensus_outputs_and_keeps_examples(built_sum_problem_dir
     large = problem.optimization_tests[0]
     numbers = [int(x) for x in large.input.split()[1:]]
     assert int(large.output) == sum(numbers)  # the consensus is the true answer
-    assert (built_sum_problem_dir / "tests" / "optimization" / "large-1.in.gz").is_file()
+    # Large generated inputs are kept as their hash and regenerated on load.
+    assert (built_sum_problem_dir / "tests" / "optimization" / "large-1.in.sha256").is_file()
+    assert not (built_sum_problem_dir / "tests" / "optimization" / "large-1.in.gz").exists()
 
 
 def test_rebuild_is_byte_identical(built_sum_problem_dir: Path, tmp_path: Path):
@@ -69,3 +71,22 @@ def test_crashing_reference_aborts_the_build(tmp_path: Path):
     folder = write_sum_problem(tmp_path, refs)
     with pytest.raises(ConsensusError, match="'builtin' gave runtime_error"):
         build_tests(folder, jobs=2, show_progress=False)
+
+
+def test_large_inputs_are_regenerated_when_not_cached(built_sum_problem_dir: Path, tmp_path, monkeypatch):
+    before = read_problem_folder(built_sum_problem_dir)
+    monkeypatch.setenv("EXECRL_CACHE_DIR", str(tmp_path / "empty-cache"))
+    after = read_problem_folder(built_sum_problem_dir)  # runs the generator again
+    assert after == before
+    assert len(list((tmp_path / "empty-cache" / "inputs").iterdir())) == 3
+
+
+def test_a_stale_hash_is_reported(built_sum_problem_dir: Path, tmp_path, monkeypatch):
+    import shutil
+
+    folder = tmp_path / "sum-list"
+    shutil.copytree(built_sum_problem_dir, folder)
+    (folder / "tests" / "optimization" / "large-2.in.sha256").write_text("0" * 64 + "\n")
+    monkeypatch.setenv("EXECRL_CACHE_DIR", str(tmp_path / "cache"))
+    with pytest.raises(ProblemFormatError, match="no longer reproduces this input"):
+        read_problem_folder(folder)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from rich.markup import escape
 from rich.table import Table
 
 from execrl.cli._common import EXIT_CHECK_FAILED, EXIT_OK, console, fmt_ms
@@ -110,7 +111,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     console.print("tests: " + ", ".join(f"{g.value} {len(problem.tests_in(g))}" for g in TestGroup))
     for ref in problem.references:
         note = ref.tier or ref.flaw or ""
-        console.print(f"  {ref.label.value:9} {ref.name:28} {note}", highlight=False)
+        console.print(f"  {ref.label.value:9} {ref.name:28} {escape(note)}", highlight=False)
     return EXIT_OK
 
 
@@ -184,7 +185,7 @@ def check_table(report: ProblemReport) -> Table:
         table.add_row(
             mark + ref.name,
             ref.label.value,
-            ref.tier or ref.flaw or "",
+            escape(ref.tier or ref.flaw or ""),
             f"{passed}/{len(results)}",
             fmt_ms(sum(opt) / len(opt) if opt else None),
             fmt_ms(max(opt) if opt else None),

@@ -8,20 +8,16 @@ A disagreement is a bug in a reference or the generator: it raises, it is never 
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from execrl.errors import ConsensusError, ProblemFormatError
 from execrl.problems.folder import natural_key, read_problem_folder, write_test
+from execrl.problems.generated import generate_input
 from execrl.problems.models import GeneratorMode, Problem, ReferenceLabel, StdioTest, TestGroup
 from execrl.sandbox.batch import parallel_map
 from execrl.sandbox.compare import outputs_match
 from execrl.sandbox.subprocess_runner import RunLimits, capture_stdout
-
-GENERATOR_TIMEOUT_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -47,30 +43,6 @@ def plan_tests(problem: Problem) -> list[PlannedTest]:
                 planned.append(PlannedTest(group, mode, next_seed[mode]))
                 next_seed[mode] += 1
     return planned
-
-
-def generate_input(generator_code: str, mode: GeneratorMode, seed: int) -> str:
-    """Run the generator program for one (mode, seed) and return the input it prints."""
-    with tempfile.TemporaryDirectory(prefix="execrl-gen-") as tmp:
-        path = Path(tmp) / "generator.py"
-        path.write_text(generator_code, encoding="utf-8")
-        try:
-            done = subprocess.run(
-                [sys.executable, "-I", str(path), mode.value, str(seed)],
-                capture_output=True,
-                timeout=GENERATOR_TIMEOUT_S,
-                cwd=tmp,
-            )
-        except subprocess.TimeoutExpired as exc:
-            raise ProblemFormatError(
-                f"generator {mode.value} {seed}: ran past {GENERATOR_TIMEOUT_S:.0f} s"
-            ) from exc
-    if done.returncode != 0:
-        tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no message"]
-        raise ProblemFormatError(
-            f"generator {mode.value} {seed}: exited {done.returncode}: {tail[0]}"
-        )
-    return done.stdout.decode("utf-8")
 
 
 def consensus_output(problem: Problem, test_id: str, stdin: str, *, limits: RunLimits) -> str:
@@ -133,7 +105,7 @@ def build_tests(
     )
     _remove_generated(folder / "tests")
     for test in tests:
-        write_test(folder / "tests", test)
+        write_test(folder / "tests", test, regenerable=True)
     return sorted(tests, key=lambda t: (t.group.value, natural_key(t.id)))
 
 

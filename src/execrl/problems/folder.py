@@ -10,6 +10,8 @@
       tests/<group>/<name>.in   stdin of a stdio test   (``.in.gz`` for large inputs)
       tests/<group>/<name>.out  expected stdout         (``.out.gz``)
       tests/<group>/<name>.json a call-based or assert-style test
+      tests/<group>/<mode>-<seed>.in.sha256  a large generated input, kept as its hash only:
+                                it is regenerated from generator.py (see execrl.problems.generated)
 
 ``<group>`` is ``original`` (T0), ``extra`` (T+) or ``optimization`` (T_O). Tests are ordered
 by natural sort of their names (``small-2`` before ``small-10``).
@@ -19,7 +21,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +31,7 @@ import yaml
 
 from execrl.errors import ProblemFormatError
 from execrl.problems._validation import parse_problem
+from execrl.problems.generated import regenerate_input, remember_input
 from execrl.problems.models import Problem, StdioTest, TestGroup
 
 PROBLEM_FILE = "problem.yaml"
@@ -54,7 +59,8 @@ def read_problem_folder(folder: str | Path) -> Problem:
     data["references"] = [_read_reference(folder, r, meta_path) for r in meta.get("references", [])]
     if "generator" in meta:
         data["generator"] = _read_generator(folder, meta["generator"], meta_path)
-    data["tests"] = _read_tests(folder / "tests")
+    generator_code = data["generator"]["code"] if "generator" in data else None
+    data["tests"] = _read_tests(folder / "tests", generator_code)
     return parse_problem(data, where=str(meta_path))
 
 
@@ -96,12 +102,23 @@ def write_problem_folder(problem: Problem, folder: str | Path) -> Path:
     return folder
 
 
-def write_test(tests_dir: Path, test: Any) -> None:
-    """Write one test into ``tests_dir/<group>/``; large stdio files are gzip-compressed."""
+def write_test(tests_dir: Path, test: Any, *, regenerable: bool = False) -> None:
+    """Write one test into ``tests_dir/<group>/``; large stdio files are gzip-compressed.
+
+    With ``regenerable=True`` (a generated ``<mode>-<seed>`` test), a large input is stored as
+    its hash only and cached; loading regenerates it from the problem's generator.
+    """
     group_dir = tests_dir / test.group.value
     group_dir.mkdir(parents=True, exist_ok=True)
     if isinstance(test, StdioTest):
-        _write_text(group_dir / f"{test.id}.in", test.input)
+        if regenerable and len(test.input) > GZIP_ABOVE_BYTES:
+            for stale in (f"{test.id}.in", f"{test.id}.in.gz"):
+                (group_dir / stale).unlink(missing_ok=True)
+            digest = remember_input(test.input)
+            (group_dir / f"{test.id}.in.sha256").write_text(digest + "\n", encoding="utf-8")
+        else:
+            (group_dir / f"{test.id}.in.sha256").unlink(missing_ok=True)
+            _write_text(group_dir / f"{test.id}.in", test.input)
         _write_text(group_dir / f"{test.id}.out", test.output)
     else:
         body = test.model_dump(mode="json", exclude={"id", "group"})
@@ -152,7 +169,7 @@ def _read_generator(folder: Path, entry: Any, meta_path: Path) -> dict[str, Any]
     return {"code": _read_text(code_path), "plan": entry.get("plan", {})}
 
 
-def _read_tests(tests_dir: Path) -> list[dict[str, Any]]:
+def _read_tests(tests_dir: Path, generator_code: str | None) -> list[dict[str, Any]]:
     tests: list[dict[str, Any]] = []
     if not tests_dir.is_dir():
         return tests
@@ -164,44 +181,59 @@ def _read_tests(tests_dir: Path) -> list[dict[str, Any]]:
             raise ProblemFormatError(
                 f"{group_dir}: unknown test group folder; use one of: {groups}"
             )
-        tests.extend(_read_group(group_dir))
+        tests.extend(_read_group(group_dir, generator_code))
     return tests
 
 
-def _read_group(group_dir: Path) -> list[dict[str, Any]]:
+def _read_group(group_dir: Path, generator_code: str | None) -> list[dict[str, Any]]:
     by_name: dict[str, dict[str, Path]] = {}
     for path in group_dir.iterdir():
         stem, suffix = _split_test_name(path.name)
         if suffix is None:
             raise ProblemFormatError(
-                f"{path}: unexpected file; tests are NAME.in/.out[.gz] or NAME.json"
+                f"{path}: unexpected file; tests are NAME.in/.out[.gz], NAME.in.sha256 or NAME.json"
             )
         by_name.setdefault(stem, {})[suffix] = path
-    tests = []
+    tests: list[dict[str, Any]] = []
+    regenerate: list[tuple[dict[str, Any], str, str]] = []
     for name in sorted(by_name, key=natural_key):
         parts = by_name[name]
         if "json" in parts:
             body = json.loads(parts["json"].read_text(encoding="utf-8"))
             tests.append({**body, "id": name, "group": group_dir.name})
             continue
-        if "in" not in parts or "out" not in parts:
-            missing = "out" if "in" in parts else "in"
+        if not parts.keys() & {"in", "sha"} or "out" not in parts:
+            missing = "in" if "out" in parts else "out"
             raise ProblemFormatError(
                 f"{group_dir / name}: has no .{missing} file (stdio tests need both)"
             )
-        tests.append(
-            {
-                "kind": "stdio",
-                "id": name,
-                "group": group_dir.name,
-                "input": _read_text(parts["in"]),
-                "output": _read_text(parts["out"]),
-            }
-        )
+        entry = {
+            "kind": "stdio",
+            "id": name,
+            "group": group_dir.name,
+            "output": _read_text(parts["out"]),
+        }
+        if "in" in parts:
+            entry["input"] = _read_text(parts["in"])
+        else:
+            digest = parts["sha"].read_text(encoding="utf-8").strip()
+            regenerate.append((entry, name, digest))
+        tests.append(entry)
+    if regenerate:  # generator runs are separate processes: run them side by side
+
+        def rebuild(item: tuple[dict[str, Any], str, str]) -> str:
+            _, name, digest = item
+            return regenerate_input(generator_code, name, digest, where=str(group_dir / name))
+
+        with ThreadPoolExecutor(max_workers=len(os.sched_getaffinity(0))) as pool:
+            for (entry, _, _), text in zip(regenerate, pool.map(rebuild, regenerate), strict=True):
+                entry["input"] = text
     return tests
 
 
 def _split_test_name(filename: str) -> tuple[str, str | None]:
+    if filename.endswith(".in.sha256"):
+        return filename[: -len(".in.sha256")], "sha"
     for suffix in (".in.gz", ".out.gz", ".in", ".out", ".json"):
         if filename.endswith(suffix):
             return filename[: -len(suffix)], suffix.strip(".").removesuffix(".gz")
