@@ -75,7 +75,7 @@ def built_sum_problem_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from execrl.datagen import build_tests
 
     folder = write_sum_problem(tmp_path_factory.mktemp("built"))
-    build_tests(folder, jobs=2, show_progress=False)
+    build_tests(folder, workers=2, show_progress=False)
     return folder
 
 

@@ -56,9 +56,9 @@ def test_problem_is_complete(problems, pid):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("pid", IDS)
-def test_references_get_their_expected_verdicts(problems, pid):
+def test_references_get_their_expected_verdicts(problems, pid, executor):
     problem = problems[pid]
-    report = verify_problem(problem, jobs=2, show_progress=False)
+    report = verify_problem(problem, executor=executor, show_progress=False)
     example_ids = {t.id for t in problem.tests if t.id.startswith("example-")}
     for ref in report.references:
         failed = set(ref.failed_test_ids)

@@ -38,16 +38,18 @@ def test_build_writes_consensus_outputs_and_keeps_examples(built_sum_problem_dir
     assert not (built_sum_problem_dir / "tests" / "optimization" / "large-1.in.gz").exists()
 
 
-def test_rebuild_is_byte_identical(built_sum_problem_dir: Path, tmp_path: Path):
+def test_rebuild_is_byte_identical(built_sum_problem_dir: Path, tmp_path: Path, executor):
     again = write_sum_problem(tmp_path)
-    build_tests(again, jobs=2, show_progress=False)
+    build_tests(again, executor=executor, show_progress=False)
     for path in sorted((built_sum_problem_dir / "tests").rglob("*.*")):
         twin = again / path.relative_to(built_sum_problem_dir)
         assert twin.read_bytes() == path.read_bytes(), path.name
 
 
-def test_verify_reports_verdicts_and_times(built_sum_problem_dir: Path):
-    report = verify_problem(read_problem_folder(built_sum_problem_dir), jobs=2, show_progress=False)
+def test_verify_reports_verdicts_and_times(built_sum_problem_dir: Path, executor):
+    report = verify_problem(
+        read_problem_folder(built_sum_problem_dir), executor=executor, show_progress=False
+    )
     assert report.ok
     correct = report.labelled(ReferenceLabel.CORRECT)
     assert all(r.record.all_passed for r in correct)
@@ -56,24 +58,26 @@ def test_verify_reports_verdicts_and_times(built_sum_problem_dir: Path):
     assert all(r.mean_cpu_s() > 0 for r in correct)
 
 
-def test_disagreeing_references_abort_the_build(tmp_path: Path):
+def test_disagreeing_references_abort_the_build(tmp_path: Path, executor):
     refs = dict(SUM_REFERENCES)
     refs["builtin"] = "input()\nprint(sum(map(int, input().split())) % 1000)\n"
     folder = write_sum_problem(tmp_path, refs)
     with pytest.raises(ConsensusError, match=r"references \['builtin'\] disagree with 'loop'"):
-        build_tests(folder, jobs=2, show_progress=False)
+        build_tests(folder, executor=executor, show_progress=False)
     assert not (folder / "tests" / "optimization").exists()  # nothing half-written
 
 
-def test_crashing_reference_aborts_the_build(tmp_path: Path):
+def test_crashing_reference_aborts_the_build(tmp_path: Path, executor):
     refs = dict(SUM_REFERENCES)
     refs["builtin"] = "raise SystemExit(1)\n"
     folder = write_sum_problem(tmp_path, refs)
     with pytest.raises(ConsensusError, match="'builtin' gave runtime_error"):
-        build_tests(folder, jobs=2, show_progress=False)
+        build_tests(folder, executor=executor, show_progress=False)
 
 
-def test_large_inputs_are_regenerated_when_not_cached(built_sum_problem_dir: Path, tmp_path, monkeypatch):
+def test_large_inputs_are_regenerated_when_not_cached(
+    built_sum_problem_dir: Path, tmp_path, monkeypatch
+):
     before = read_problem_folder(built_sum_problem_dir)
     monkeypatch.setenv("EXECRL_CACHE_DIR", str(tmp_path / "empty-cache"))
     after = read_problem_folder(built_sum_problem_dir)  # runs the generator again

@@ -23,6 +23,7 @@ from execrl.problems.io import (
     select_problems,
 )
 from execrl.problems.models import ReferenceLabel, TestGroup
+from execrl.sandbox.executor import LocalExecutor
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -68,7 +69,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("build", help="regenerate a problem's generated tests from its generator")
     p.add_argument("folders", nargs="+", type=Path, help="problem folders (or bundled problem ids)")
-    p.add_argument("--jobs", type=int, help="parallel runs (default: one per core)")
+    p.add_argument("--jobs", type=int, help="sandbox workers (default: one per core)")
     p.set_defaults(handler=cmd_build)
 
     p = with_source(
@@ -78,7 +79,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         )
     )
     p.add_argument("--id", action="append", dest="ids", help="only these problem ids (repeatable)")
-    p.add_argument("--jobs", type=int, help="parallel runs (default: one per core)")
+    p.add_argument("--jobs", type=int, help="sandbox workers (default: one per core)")
     p.set_defaults(handler=cmd_check)
 
 
@@ -140,22 +141,28 @@ def _resolve_folder(name: Path) -> Path:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    for name in args.folders:
-        folder = _resolve_folder(name)
-        tests = build_tests(folder, jobs=args.jobs)
-        problem = read_problem_folder(folder)
-        counts = ", ".join(f"{g.value} {len(problem.tests_in(g))}" for g in TestGroup)
-        console.print(f"{problem.id}: built {len(tests)} generated tests ({counts})")
+    folders = [_resolve_folder(name) for name in args.folders]
+    with LocalExecutor(workers=args.jobs) as executor:
+        for folder in folders:
+            _build_one(folder, executor)
     return EXIT_OK
+
+
+def _build_one(folder: Path, executor: LocalExecutor) -> None:
+    tests = build_tests(folder, executor=executor)
+    problem = read_problem_folder(folder)
+    counts = ", ".join(f"{g.value} {len(problem.tests_in(g))}" for g in TestGroup)
+    console.print(f"{problem.id}: built {len(tests)} generated tests ({counts})")
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     problems = select_problems(load_problems(args.source, format=args.format), args.ids)
     all_ok = True
-    for problem in problems:
-        report = verify_problem(problem, jobs=args.jobs)
-        console.print(check_table(report))
-        all_ok &= report.ok
+    with LocalExecutor(workers=args.jobs) as executor:
+        for problem in problems:
+            report = verify_problem(problem, executor=executor)
+            console.print(check_table(report))
+            all_ok &= report.ok
     return EXIT_OK if all_ok else EXIT_CHECK_FAILED
 
 

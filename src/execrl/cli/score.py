@@ -18,6 +18,7 @@ from execrl.cli._common import EXIT_CHECK_FAILED, EXIT_OK, console, fmt_ms
 from execrl.datagen.verify import ProblemReport, verify_problem
 from execrl.problems.io import BUNDLED, FORMATS, load_problems, select_problems
 from execrl.problems.models import ReferenceLabel
+from execrl.sandbox.executor import LocalExecutor
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -32,7 +33,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--format", choices=FORMATS, help="the source's format (guessed for native ones)"
     )
     p.add_argument("--id", action="append", dest="ids", help="only these problem ids (repeatable)")
-    p.add_argument("--jobs", type=int, help="parallel runs (default: one per core)")
+    p.add_argument("--jobs", type=int, help="sandbox workers (default: one per core)")
     p.add_argument("--out", type=Path, help="records file (default: runs/score-<time>.jsonl)")
     p.set_defaults(handler=cmd_score)
 
@@ -43,9 +44,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     table = summary_table()
     reports = []
-    with out.open("w", encoding="utf-8") as f:
+    with out.open("w", encoding="utf-8") as f, LocalExecutor(workers=args.jobs) as executor:
         for i, problem in enumerate(problems, start=1):
-            report = verify_problem(problem, jobs=args.jobs, show_progress=True)
+            report = verify_problem(problem, executor=executor, show_progress=True)
             reports.append(report)
             write_report(report, f)
             f.flush()  # a crash later never loses what was already scored

@@ -11,13 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from execrl.datagen.verify import executor_or_new
 from execrl.errors import ConsensusError, ProblemFormatError
 from execrl.problems.folder import natural_key, read_problem_folder, write_test
 from execrl.problems.generated import generate_input
 from execrl.problems.models import GeneratorMode, Problem, ReferenceLabel, StdioTest, TestGroup
 from execrl.sandbox.batch import parallel_map
 from execrl.sandbox.compare import outputs_match
-from execrl.sandbox.subprocess_runner import RunLimits, capture_stdout
+from execrl.sandbox.executor import LocalExecutor
+from execrl.sandbox.limits import Limits
 
 
 @dataclass(frozen=True)
@@ -45,8 +47,10 @@ def plan_tests(problem: Problem) -> list[PlannedTest]:
     return planned
 
 
-def consensus_output(problem: Problem, test_id: str, stdin: str, *, limits: RunLimits) -> str:
-    """The output every correct reference agrees on; raises ConsensusError otherwise."""
+def consensus_output(problem: Problem, test_id: str, stdin: str, *, executor: LocalExecutor) -> str:
+    """The output every correct reference agrees on (run in the sandbox); raises
+    ConsensusError otherwise."""
+    limits = Limits(timeout_s=problem.time_limit_s, memory_mb=problem.memory_limit_mb)
     correct = problem.references_labelled(ReferenceLabel.CORRECT)
     if len(correct) < 2:
         raise ConsensusError(
@@ -54,7 +58,7 @@ def consensus_output(problem: Problem, test_id: str, stdin: str, *, limits: RunL
         )
     outputs: list[tuple[str, str]] = []
     for ref in correct:
-        verdict, stdout = capture_stdout(ref.code, stdin, limits=limits)
+        verdict, stdout = executor.capture(ref.code, stdin, limits)
         if not verdict.passed:
             raise ConsensusError(
                 f"{problem.id}/{test_id}: correct reference {ref.name!r} gave "
@@ -75,7 +79,11 @@ def consensus_output(problem: Problem, test_id: str, stdin: str, *, limits: RunL
 
 
 def build_tests(
-    folder: str | Path, *, jobs: int | None = None, show_progress: bool = True
+    folder: str | Path,
+    *,
+    executor: LocalExecutor | None = None,
+    workers: int | None = None,
+    show_progress: bool = True,
 ) -> list[StdioTest]:
     """Regenerate every planned test of the problem folder and write it; returns the tests.
 
@@ -86,23 +94,24 @@ def build_tests(
     generator = problem.generator
     if generator is None:
         raise ProblemFormatError(f"{folder}: problem.yaml has no generator section")
-    limits = RunLimits.for_problem(problem)
     planned = plan_tests(problem)
+    with executor_or_new(executor, workers) as pool:
 
-    def build_one(item: PlannedTest) -> StdioTest:
-        stdin = generate_input(generator.code, item.mode, item.seed)
-        output = consensus_output(problem, item.test_id, stdin, limits=limits)
-        return StdioTest(id=item.test_id, group=item.group, input=stdin, output=output)
+        def build_one(item: PlannedTest) -> StdioTest:
+            stdin = generate_input(generator.code, item.mode, item.seed)  # trusted: on the host
+            output = consensus_output(problem, item.test_id, stdin, executor=pool)
+            return StdioTest(id=item.test_id, group=item.group, input=stdin, output=output)
 
-    tests = list(
-        parallel_map(
-            build_one,
-            planned,
-            jobs=jobs,
-            description=f"building {problem.id}",
-            show_progress=show_progress,
+        description = f"building {problem.id}"
+        tests = list(
+            parallel_map(
+                build_one,
+                planned,
+                jobs=pool.workers,
+                description=description,
+                show_progress=show_progress,
+            )
         )
-    )
     _remove_generated(folder / "tests")
     for test in tests:
         write_test(folder / "tests", test, regenerable=True)

@@ -1,18 +1,20 @@
 """Run every reference of a problem on every test and summarise what the suite catches.
 
 This is the check behind the bundled set's promise (every correct reference passes every test,
-every incorrect one fails at least one) and behind the ``execrl score`` job.
+every incorrect one fails at least one) and behind the ``execrl score`` job. Programs run in
+the sandbox (``execrl.sandbox``), so the reported CPU times are the programs' own work.
 """
 
 from __future__ import annotations
 
+import contextlib
 import statistics
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from execrl.problems.models import Problem, Reference, ReferenceLabel, TestGroup
-from execrl.sandbox.batch import parallel_map
-from execrl.sandbox.records import ExecutionRecord, TestResult, program_sha256
-from execrl.sandbox.subprocess_runner import RunLimits, run_test
+from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
+from execrl.sandbox.records import ExecutionRecord, TestResult
 
 
 @dataclass
@@ -61,35 +63,48 @@ class ProblemReport:
         return [r for r in self.references if r.label is label]
 
 
+@contextlib.contextmanager
+def executor_or_new(
+    executor: LocalExecutor | None, workers: int | None = None
+) -> Iterator[LocalExecutor]:
+    """Use the caller's executor, or open (and close) one for this call."""
+    if executor is not None:
+        yield executor
+        return
+    with LocalExecutor(workers=workers) as fresh:
+        yield fresh
+
+
 def verify_problem(
     problem: Problem,
     *,
-    jobs: int | None = None,
+    executor: LocalExecutor | None = None,
+    workers: int | None = None,
     show_progress: bool = True,
     references: list[Reference] | None = None,
 ) -> ProblemReport:
-    """Run each reference on every test of ``problem`` in parallel."""
-    limits = RunLimits.for_problem(problem)
+    """Run each reference on every test of ``problem`` in the sandbox, all workers busy."""
     refs = problem.references if references is None else references
-    pairs = [(ref, test) for ref in refs for test in problem.tests]
-    results = list(
-        parallel_map(
-            lambda pair: run_test(pair[0].code, pair[1], checker=problem.checker, limits=limits),
-            pairs,
-            jobs=jobs,
-            description=f"checking {problem.id}",
-            show_progress=show_progress,
+    # One request per (reference, test): the pool stays balanced even when one reference is
+    # quadratic; each fork server compiles a program once and caches it.
+    requests = [
+        ExecutionRequest.for_problem(problem, ref.code, tests=[test], program_name=ref.name)
+        for ref in refs
+        for test in problem.tests
+    ]
+    with executor_or_new(executor, workers) as pool:
+        records = list(
+            pool.run_batch(requests, progress=show_progress, description=f"checking {problem.id}")
         )
-    )
     groups = {t.id: t.group for t in problem.tests}
     reports = []
     for i, ref in enumerate(refs):
-        mine = results[i * len(problem.tests) : (i + 1) * len(problem.tests)]
-        record = ExecutionRecord(
-            problem_id=problem.id,
-            program_sha256=program_sha256(ref.code),
-            program_name=ref.name,
-            results=mine,
+        mine = records[i * len(problem.tests) : (i + 1) * len(problem.tests)]
+        results = [result for record in mine for result in record.results]
+        record = (
+            mine[0].model_copy(update={"results": results})
+            if mine
+            else ExecutionRecord(problem_id=problem.id, program_sha256="", program_name=ref.name)
         )
         reports.append(ReferenceReport(ref, record, groups))
     return ProblemReport(problem, reports)
