@@ -1,0 +1,4 @@
+import sys
+
+n, m = map(int, sys.stdin.readline().split())
+print(n - m)

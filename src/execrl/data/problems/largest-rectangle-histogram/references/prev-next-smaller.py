@@ -1,0 +1,24 @@
+# For every bar find the nearest strictly lower bar on each side (two monotonic-stack
+# passes); the bar's rectangle spans the gap between them.
+n = int(input())
+h = list(map(int, input().split()))
+left = [-1] * n
+stack = []
+for i in range(n):
+    while stack and h[stack[-1]] >= h[i]:
+        stack.pop()
+    left[i] = stack[-1] if stack else -1
+    stack.append(i)
+right = [n] * n
+stack = []
+for i in range(n - 1, -1, -1):
+    while stack and h[stack[-1]] >= h[i]:
+        stack.pop()
+    right[i] = stack[-1] if stack else n
+    stack.append(i)
+best = 0
+for i in range(n):
+    area = h[i] * (right[i] - left[i] - 1)
+    if area > best:
+        best = area
+print(best)

@@ -1,0 +1,23 @@
+def main():
+    input()
+    s = input().strip()
+    # Interleave separators so every palindrome has odd length: "#a#b#a#".
+    t = "#" + "#".join(s) + "#"
+    m = len(t)
+    radius = [0] * m
+    center = right = 0
+    for i in range(m):
+        if i < right:
+            radius[i] = min(right - i, radius[2 * center - i])
+        while (
+            i - radius[i] - 1 >= 0
+            and i + radius[i] + 1 < m
+            and t[i - radius[i] - 1] == t[i + radius[i] + 1]
+        ):
+            radius[i] += 1
+        if i + radius[i] > right:
+            center, right = i, i + radius[i]
+    print(max(radius))
+
+
+main()

@@ -1,0 +1,29 @@
+# INCORRECT: never checks that the chosen edges span the graph, so a disconnected graph gets
+# the weight of its spanning forest instead of -1.
+import sys
+
+
+def main():
+    data = sys.stdin.buffer.read().split()
+    n, m = int(data[0]), int(data[1])
+    edges = sorted(
+        (int(data[4 + 3 * i]), int(data[2 + 3 * i]), int(data[3 + 3 * i])) for i in range(m)
+    )
+    parent = list(range(n + 1))
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    total = 0
+    for w, u, v in edges:
+        ru, rv = find(u), find(v)
+        if ru != rv:
+            parent[ru] = rv
+            total += w
+    print(total)
+
+
+main()

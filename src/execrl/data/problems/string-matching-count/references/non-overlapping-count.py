@@ -1,0 +1,3 @@
+text = input().strip()
+pattern = input().strip()
+print(text.count(pattern))
