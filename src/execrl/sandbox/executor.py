@@ -112,6 +112,11 @@ class LocalExecutor:
         )
 
     @property
+    def uids(self) -> list[int]:
+        """The uid each worker's programs run as."""
+        return [server.uid for server in self._all]
+
+    @property
     def isolation(self) -> list[str]:
         return self._all[0].protections if self._all else []
 

@@ -65,7 +65,9 @@ class ForkServer:
                 + "). Run `execrl doctor` for details, or pass SandboxConfig(strict=False) to run "
                 "with the protections that are available"
             )
-        self.uid = self.config.uid_base + worker
+        # A uid per (host process, worker): RLIMIT_NPROC counts per uid, so two executors on
+        # one machine (or two test processes) must not share one.
+        self.uid = self.config.uid_base + (os.getpid() % 1000) * 64 + worker % 64
         self.protections = self.probe.available(self.config)
         self._cgroup: Path | None = None
         self._proc: subprocess.Popen | None = None

@@ -62,8 +62,9 @@ class SandboxConfig(BaseModel):
     """Keep the host's network (no network namespace). Opens egress to anywhere."""
     seccomp: bool = True
     drop_privileges: bool = True
-    """When started as root, run programs as ``uid_base + worker`` instead of root."""
+    """When started as root, run programs as a uid of their own instead of root."""
     uid_base: int = Field(default=61000, ge=1000)
+    """Sandbox uids are ``uid_base + (host pid % 1000) * 64 + worker``: one per worker."""
     scratch_mb: int = Field(default=64, gt=0)
     """Size of the private /tmp (the only writable place). Full → ENOSPC."""
     shm_mb: int = Field(default=16, gt=0)
