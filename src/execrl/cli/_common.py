@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from rich.console import Console
+
+from execrl.problems.io import BUNDLED, FORMATS
 
 EXIT_OK = 0
 """Everything worked and every check passed."""
@@ -19,3 +22,18 @@ console = Console(width=None if sys.stdout.isatty() else 140)
 
 def fmt_ms(seconds: float | None) -> str:
     return "—" if seconds is None else f"{seconds * 1000:.0f}"
+
+
+def add_source_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The positional problem-set SOURCE and its --format, shared by every command reading one."""
+    parser.add_argument(
+        "source",
+        nargs="?",
+        default=BUNDLED,
+        help="'bundled' (default), a problem folder, a folder of them, a .jsonl[.gz] "
+        "file, or a dataset file with --format",
+    )
+    parser.add_argument(
+        "--format", choices=FORMATS, help="the source's format (guessed for native ones)"
+    )
+    return parser

@@ -8,15 +8,19 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from execrl.cli._common import EXIT_CHECK_FAILED, EXIT_OK, console, fmt_ms
+from execrl.cli._common import (
+    EXIT_CHECK_FAILED,
+    EXIT_OK,
+    add_source_arguments,
+    console,
+    fmt_ms,
+)
 from execrl.datagen.build import build_tests
 from execrl.datagen.verify import ProblemReport, verify_problem
 from execrl.errors import LoaderError
 from execrl.problems.bundled import bundled_dir
 from execrl.problems.folder import is_problem_folder, read_problem_folder
 from execrl.problems.io import (
-    BUNDLED,
-    FORMATS,
     load_problem,
     load_problems,
     save_problems,
@@ -34,34 +38,21 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     sub = parser.add_subparsers(dest="problems_command", metavar="SUBCOMMAND", required=True)
 
-    def with_source(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        p.add_argument(
-            "source",
-            nargs="?",
-            default=BUNDLED,
-            help="'bundled' (default), a problem folder, a folder of them, a .jsonl[.gz] "
-            "file, or a dataset file with --format",
-        )
-        p.add_argument(
-            "--format", choices=FORMATS, help="the source's format (guessed for native ones)"
-        )
-        return p
-
-    p = with_source(sub.add_parser("list", help="one line per problem"))
+    p = add_source_arguments(sub.add_parser("list", help="one line per problem"))
     p.set_defaults(handler=cmd_list)
 
-    p = with_source(
+    p = add_source_arguments(
         sub.add_parser("show", help="a problem's statement, limits, tests and references")
     )
     p.add_argument("id", help="the problem id")
     p.set_defaults(handler=cmd_show)
 
-    p = with_source(
+    p = add_source_arguments(
         sub.add_parser("validate", help="read and validate every problem; print counts")
     )
     p.set_defaults(handler=cmd_validate)
 
-    p = with_source(
+    p = add_source_arguments(
         sub.add_parser("convert", help="convert a problem set to the folder or JSONL format")
     )
     p.add_argument("dest", help="output folder, or a .jsonl / .jsonl.gz file")
@@ -72,7 +63,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=int, help="sandbox workers (default: one per core)")
     p.set_defaults(handler=cmd_build)
 
-    p = with_source(
+    p = add_source_arguments(
         sub.add_parser(
             "check",
             help="run every reference on every test: correct ones must pass, incorrect ones fail",

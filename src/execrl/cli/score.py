@@ -14,9 +14,9 @@ from pathlib import Path
 
 from rich.table import Table
 
-from execrl.cli._common import EXIT_CHECK_FAILED, EXIT_OK, console, fmt_ms
+from execrl.cli._common import EXIT_CHECK_FAILED, EXIT_OK, add_source_arguments, console, fmt_ms
 from execrl.datagen.verify import ProblemReport, verify_problem
-from execrl.problems.io import BUNDLED, FORMATS, load_problems, select_problems
+from execrl.problems.io import load_problems, select_problems
 from execrl.problems.models import ReferenceLabel
 from execrl.sandbox.executor import LocalExecutor
 
@@ -28,10 +28,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         description="Run every correct and incorrect reference on every test; print a summary "
         "and write all execution records to a JSONL file.",
     )
-    p.add_argument("source", nargs="?", default=BUNDLED, help="problem set (default: bundled)")
-    p.add_argument(
-        "--format", choices=FORMATS, help="the source's format (guessed for native ones)"
-    )
+    add_source_arguments(p)
     p.add_argument("--id", action="append", dest="ids", help="only these problem ids (repeatable)")
     p.add_argument("--jobs", type=int, help="sandbox workers (default: one per core)")
     p.add_argument("--out", type=Path, help="records file (default: runs/score-<time>.jsonl)")
