@@ -53,6 +53,13 @@ class Case:
     starter_code: str | None = None
 
 
+def checks_inc_returns(expected: object) -> AssertTest:
+    """An assert-style test: ``check(inc)`` asserts ``inc(1) == expected``."""
+    return AssertTest(
+        id="a", entry_point="inc", code=f"def check(c):\n    assert c(1) == {expected!r}\n"
+    )
+
+
 def no_output_containing(*needles: str) -> Callable[[TestResult, str], None]:
     def check(result: TestResult, detail: str) -> None:
         for needle in needles:
@@ -543,19 +550,19 @@ CASES = [
     Case(
         "system_exit_before_asserts",
         "import sys\nsys.exit(0)\ndef inc(x): return x",
-        test=AssertTest(id="a", entry_point="inc", code="def check(c):\n    assert c(1) == 2\n"),
+        test=checks_inc_returns(2),
         expect={Status.RUNTIME_ERROR},
     ),
     Case(
         "os_exit_inside_candidate",
         "import os\ndef inc(x): os._exit(0)",
-        test=AssertTest(id="a", entry_point="inc", code="def check(c):\n    assert c(1) == 2\n"),
+        test=checks_inc_returns(2),
         expect={Status.RUNTIME_ERROR},
     ),
     Case(
         "always_equal_in_assert_test",
         "class E:\n    def __eq__(s, o): return True\ndef inc(x): return E()",
-        test=AssertTest(id="a", entry_point="inc", code="def check(c):\n    assert c(1) == 2\n"),
+        test=checks_inc_returns(2),
         expect={Status.RUNTIME_ERROR, Status.WRONG_ANSWER},
     ),
     Case(
@@ -574,9 +581,7 @@ CASES = [
                     return obj[obj.index("SECRET-"):][:11]
             return "nothing"
     """),
-        test=AssertTest(
-            id="a", entry_point="inc", code="def check(c):\n    assert c(1) == 'SECRET-4242'\n"
-        ),
+        test=checks_inc_returns("SECRET-4242"),
         expect={Status.WRONG_ANSWER},
         check=no_output_containing("SECRET-4242"),
     ),
@@ -594,9 +599,7 @@ CASES = [
                 found += re.findall(rb"SECRET-[0-9]+", ctypes.string_at(lo, hi - lo))
             return found[0].decode() if found else "none"
     """),
-        test=AssertTest(
-            id="a", entry_point="inc", code="def check(c):\n    assert c(1) == 'SECRET-9191'\n"
-        ),
+        test=checks_inc_returns("SECRET-9191"),
         expect={Status.WRONG_ANSWER},
         check=no_output_containing("SECRET-9191"),
     ),
@@ -613,9 +616,7 @@ CASES = [
                         pass
             return "none"
     """),
-        test=AssertTest(
-            id="a", entry_point="inc", code="def check(c):\n    assert c(1) == 'none-x'\n"
-        ),
+        test=checks_inc_returns("none-x"),
         expect={Status.WRONG_ANSWER},
     ),
 ]

@@ -106,10 +106,8 @@ class NotPlainData(TypeError):
 def encode_value(value, depth: int = 0):
     if depth > 200:
         raise NotPlainData("value nested too deeply")
-    if value is None or type(value) is bool:
+    if value is None or type(value) is bool:  # bool cannot be subclassed
         return value
-    if isinstance(value, bool):
-        return bool.__bool__(value)
     if isinstance(value, int):
         return int(int.__repr__(value))
     if isinstance(value, float):
