@@ -121,12 +121,21 @@ def main() -> None:
     parser.add_argument(
         "--problem", action="append", help="only these bundled problems (repeatable)"
     )
+    parser.add_argument(
+        "--conditions",
+        default="idle,hog_other_core,hog_same_core",
+        help="comma-separated, run in this order (default: all three)",
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     cores = sorted(os.sched_getaffinity(0))
     worker_core, other_core = cores[-1], cores[0] if len(cores) > 1 else None
     problems = load_bundled(args.problem)
-    conditions = {"idle": None, "hog_other_core": other_core, "hog_same_core": worker_core}
+    hogs = {"idle": None, "hog_other_core": other_core, "hog_same_core": worker_core}
+    unknown = set(args.conditions.split(",")) - set(hogs)
+    if unknown:
+        parser.error(f"unknown condition(s) {sorted(unknown)}; choose from {sorted(hogs)}")
+    conditions = {name: hogs[name] for name in args.conditions.split(",")}
     results = {}
     with LocalExecutor(workers=1, cores=[worker_core], reserve_host_core=True) as executor:
         for name, hog_core in conditions.items():
@@ -142,6 +151,7 @@ def main() -> None:
         {
             "reruns": args.reruns,
             "tests_per_problem": args.tests_per_problem or "all",
+            "conditions": list(conditions),
             "problems": len(problems),
             "worker_core": worker_core,
             "rerun_std_percentile_points": results,

@@ -71,6 +71,7 @@ class ForkServer:
         self.protections = self.probe.available(self.config)
         self._cgroup: Path | None = None
         self._proc: subprocess.Popen | None = None
+        self._scratch_parent: str | None = None
         self.start()
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -86,6 +87,7 @@ class ForkServer:
             "drop_privileges": self.config.drop_privileges,
             "seccomp": self.config.seccomp,
             "fs_isolation": self.probe.namespaces,
+            "scratch": None if self.probe.namespaces else self._host_scratch(),
             "scratch_mb": self.config.scratch_mb,
             "shm_mb": self.config.shm_mb,
             "readonly_paths": [*python_paths(), *self.config.readonly_paths],
@@ -124,6 +126,13 @@ class ForkServer:
             self.close()
             raise SandboxUnavailable(ready.get("error", "the sandbox did not start"))
 
+    def _host_scratch(self) -> str:
+        """Without a mount namespace the scratch directory lives on the host: a private one
+        per server, removed on close."""
+        self._scratch_parent = tempfile.mkdtemp(prefix="execrl-scratch-")
+        os.chmod(self._scratch_parent, 0o755)
+        return os.path.join(self._scratch_parent, "run")
+
     def close(self) -> None:
         proc, self._proc = self._proc, None
         if proc is None:
@@ -139,6 +148,9 @@ class ForkServer:
             proc.kill()
             proc.wait()
         self._stderr.close()
+        if self._scratch_parent is not None:
+            shutil.rmtree(self._scratch_parent, ignore_errors=True)
+            self._scratch_parent = None
         if self._cgroup is not None:
             with contextlib.suppress(OSError):
                 self._cgroup.rmdir()

@@ -28,12 +28,16 @@ DEFAULT_PREIMPORT = (
     "operator",
     "re",
     "string",
+    "typing",
 )
 """Modules the fork server imports once, so programs do not pay for (or time) their import.
 
 Kept small on purpose: every module here is in every forked child's address space, and a
 bigger one makes each fork slower (threading alone adds ~0.4 ms per fork). Programs importing
-anything else pay its import inside their timed run, as they would outside the sandbox."""
+anything else pay its import inside their timed run, as they would outside the sandbox.
+``typing`` earns its place: HumanEval and LeetCode-style prompts start with
+``from typing import List``, and importing it costs each process ~7 ms (~0.03 ms per fork
+once preimported)."""
 
 NAMESPACES = ("net", "pid", "mount", "ipc", "uts")
 
