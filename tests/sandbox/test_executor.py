@@ -52,6 +52,18 @@ def test_limits(executor):
     )
 
 
+def test_each_test_gets_its_own_limits_even_from_a_child_forked_ahead(executor):
+    """The child for the next test is forked before that test arrives, with the last limits:
+    a test with other limits must get a child with *its* limits, in either direction."""
+    hog = "x = bytearray(200 * 1024**2)\nprint(5)"
+    roomy, tight = Limits(memory_mb=400), Limits(memory_mb=100)
+    for limits, expected in ((roomy, Status.SUCCESS), (tight, Status.MEMORY_LIMIT)) * 2:
+        assert verdict(executor, hog, limits=limits).status is expected
+    for timeout_s, expected in ((0.3, Status.TIMEOUT), (5.0, Status.SUCCESS)):
+        sleeper = "import time\ntime.sleep(1)\nprint(5)"
+        assert verdict(executor, sleeper, limits=Limits(timeout_s=timeout_s)).status is expected
+
+
 def test_cpu_time_is_measured_outside_and_excludes_startup(executor):
     busy = verdict(
         executor,
@@ -204,7 +216,12 @@ def test_strict_mode_refuses_a_machine_without_namespaces(monkeypatch):
     with ForkServer(SandboxConfig(strict=False)) as server:  # explicit, and recorded
         assert "network-namespace" not in server.protections
         raw = server.run("print(6)", {"id": "t", "kind": "stdio"}, b"", Limits())
+        # without a mount namespace the scratch directory is a private one on the host
+        where = server.run("import os\nprint(os.getcwd())", {"id": "t", "kind": "stdio"}, b"", Limits())
+        scratch = where.stdout.decode().strip()
+        assert scratch != "/tmp/run" and os.path.basename(scratch) == "run"
     assert raw.stdout == b"6\n"
+    assert not os.path.exists(scratch)  # removed with the server
 
 
 def test_front_door_and_record_files(tmp_path):
