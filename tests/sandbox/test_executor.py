@@ -217,7 +217,9 @@ def test_strict_mode_refuses_a_machine_without_namespaces(monkeypatch):
         assert "network-namespace" not in server.protections
         raw = server.run("print(6)", {"id": "t", "kind": "stdio"}, b"", Limits())
         # without a mount namespace the scratch directory is a private one on the host
-        where = server.run("import os\nprint(os.getcwd())", {"id": "t", "kind": "stdio"}, b"", Limits())
+        where = server.run(
+            "import os\nprint(os.getcwd())", {"id": "t", "kind": "stdio"}, b"", Limits()
+        )
         scratch = where.stdout.decode().strip()
         assert scratch != "/tmp/run" and os.path.basename(scratch) == "run"
     assert raw.stdout == b"6\n"
