@@ -1,0 +1,68 @@
+"""Measure the reference pool H(x): run every correct reference on the optimization tests and
+store its per-test durations in ``Reference.durations_s`` (spec §1)."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+
+from execrl.problems.models import Problem, ReferenceLabel
+from execrl.sandbox.executor import ExecutionRequest
+from execrl.sandbox.limits import ExecutionOptions, Limits
+from execrl.sandbox.records import ExecutionRecord, Status
+
+
+def measure_reference_durations(
+    problems: Sequence[Problem],
+    executor,
+    *,
+    repeats: int = 1,
+    timing: str = "cpu",
+    cap_s: float | None = None,
+    progress: bool = True,
+) -> tuple[list[Problem], list[ExecutionRecord]]:
+    """Problems whose correct references carry fresh ``durations_s`` (the median over
+    ``repeats`` on each optimization test), and the records they came from. A test a
+    reference did not pass gets no duration there (it is missing from D_t, not slow); a
+    timeout is stored at the cap."""
+    requests, owners = [], []
+    for i, problem in enumerate(problems):
+        limits = Limits(timeout_s=cap_s or problem.time_limit_s, memory_mb=problem.memory_limit_mb)
+        for ref in problem.references_labelled(ReferenceLabel.CORRECT):
+            requests.append(
+                ExecutionRequest.for_problem(
+                    problem,
+                    ref.code,
+                    tests=problem.optimization_tests,
+                    limits=limits,
+                    options=ExecutionOptions(repeats=repeats, timing=timing),
+                    program_name=ref.name,
+                )
+            )
+            owners.append((i, ref.name))
+    stored: dict[int, dict[str, dict[str, float]]] = {}
+    records = list(
+        executor.run_batch(requests, progress=progress, description="reference durations")
+    )
+    for (i, name), record in zip(owners, records, strict=True):
+        cap = cap_s or problems[i].time_limit_s
+        durations = {}
+        for result in record.results:
+            if result.status is Status.SUCCESS:
+                values = [getattr(r, f"{timing}_s") for r in result.repeats] or [
+                    result.duration_s(timing)
+                ]
+                durations[result.test_id] = statistics.median(values)
+            elif result.status is Status.TIMEOUT:
+                durations[result.test_id] = cap
+        stored.setdefault(i, {})[name] = durations
+    updated = []
+    for i, problem in enumerate(problems):
+        refs = [
+            ref.model_copy(update={"durations_s": stored[i][ref.name]})
+            if ref.name in stored.get(i, {})
+            else ref
+            for ref in problem.references
+        ]
+        updated.append(problem.model_copy(update={"references": refs}))
+    return updated, records
