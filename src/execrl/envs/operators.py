@@ -179,9 +179,18 @@ def earlier_ranks_within(D: np.ndarray) -> np.ndarray:
     """Per row, each present entry's rank among the row's present entries, 1-based, exact ties
     taking the earlier rank (``1 + #strictly smaller``); NaN where missing."""
     present = ~np.isnan(D)
+    if D.size == 0:
+        return np.where(present, 1.0, np.nan)
     filled = np.where(present, D, np.inf)
-    smaller = (filled[:, None, :] < filled[:, :, None]).sum(axis=2)
-    return np.where(present, 1.0 + smaller, np.nan)
+    order = np.argsort(filled, axis=1, kind="stable")
+    ordered = np.take_along_axis(filled, order, axis=1)
+    positions = np.broadcast_to(np.arange(D.shape[1]), D.shape)
+    starts_run = np.ones(D.shape, dtype=bool)
+    starts_run[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    run_start = np.maximum.accumulate(np.where(starts_run, positions, 0), axis=1)
+    ranks = np.empty(D.shape)
+    np.put_along_axis(ranks, order, run_start + 1.0, axis=1)  # 1 + #strictly smaller
+    return np.where(present, ranks, np.nan)
 
 
 # --------------------------------------------------------------------------------------------
