@@ -59,7 +59,7 @@ class LengthFilter(_Operator):
     max_chars: int = Field(gt=0)
 
     def keep(self, tests: list[TestCase], pool: ReferencePool) -> list[bool]:
-        return [test_length(t) <= self.max_chars for t in tests]
+        return [io_length(t) <= self.max_chars for t in tests]
 
 
 class RelativeFilter(_Operator):
@@ -84,7 +84,7 @@ Filter = Annotated[
 ]
 
 
-def test_length(test: TestCase) -> int:
+def io_length(test: TestCase) -> int:
     """``len(u_t) + len(v_t)`` in characters."""
     if isinstance(test, StdioTest):
         return len(test.input) + len(test.output)
@@ -170,7 +170,7 @@ def best_references(pool: ReferencePool, p: float) -> np.ndarray:
     ranks = earlier_ranks_within(D)  # (T, R), NaN where missing
     mean_rank = np.full(D.shape[1], np.inf)
     mean_rank[scored] = np.nanmean(ranks[:, scored], axis=0)
-    k = max(1, math.ceil(p / 100 * int(scored.sum())))
+    k = max(1, math.ceil(p * int(scored.sum()) / 100))  # p·N first: exact for whole p, N
     order = np.argsort(mean_rank, kind="stable")
     return np.sort(order[:k])
 
