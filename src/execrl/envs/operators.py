@@ -220,8 +220,10 @@ def qp(delta: np.ndarray, D: np.ndarray) -> float | None:
     """``q_QP``: leaderboard percentile. The candidate and every reference are scored by the
     same mean per-test percentile — each entrant ranked among all entrants present on the test
     (references with a duration there, and the candidate) — then sorted; ``b(y)`` is the
-    candidate's zero-indexed position (ties take the earlier position) and
-    ``q_QP = b(y) / max(1, N_rank − 1)``. None when no test has usable references."""
+    candidate's zero-indexed position and ``q_QP = b(y) / max(1, N_rank − 1)``. **[ours]**:
+    references are ranked against each other *and* the candidate; a candidate tied with a
+    reference takes the earlier position; a reference with no duration on any ranked test is
+    not an entrant. None when no test has usable references."""
     usable = (~np.isnan(D)).any(axis=1)
     if not usable.any():
         return None

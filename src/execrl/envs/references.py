@@ -51,7 +51,9 @@ class ReferencePool:
         cap_s: float,
         calibration: Calibration | None = None,
     ) -> ReferencePool:
-        """From ``{reference name: {test id: seconds}}``, on the given tests (in that order)."""
+        """From ``{reference name: {test id: seconds}}``, on the given tests (in that order).
+        A test absent from a reference's mapping is missing there; a stored None or NaN is an
+        invalid duration and becomes the cap, like any other (ψ) **[ours]**."""
         test_ids = tuple(test_ids)
         names = tuple(durations)
         raw = np.full((len(test_ids), len(names)), np.nan)
