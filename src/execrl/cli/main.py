@@ -9,6 +9,7 @@ import argparse
 import sys
 
 from execrl import __version__
+from execrl.cli import metrics as metrics_cmd
 from execrl.cli import problems as problems_cmd
 from execrl.cli import run as run_cmd
 from execrl.cli import score as score_cmd
@@ -26,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     problems_cmd.register(commands)
     score_cmd.register(commands)
     run_cmd.register(commands)
+    metrics_cmd.register(commands)
     return parser
 
 
