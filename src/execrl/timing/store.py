@@ -1,0 +1,341 @@
+"""The reference-duration store: campaigns of measured reference durations (spec §1, §6).
+
+A *campaign* is one measurement of every (problem, test, reference) triple on one machine
+with one executor setting, with every rerun kept. Rewards read reference durations from a
+chosen campaign (optionally through a calibration map fitted against a fresher campaign);
+candidates are never calibrated.
+
+On disk a store is a folder::
+
+    <root>/campaigns/<campaign id>.jsonl.gz    header line, then one line per triple
+    <root>/calibrations/<name>.json            a fitted map (see execrl.timing.calibration)
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import platform
+import random
+import socket
+import statistics
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from execrl.envs.references import Calibration, ReferencePool
+from execrl.errors import ExecrlError
+from execrl.problems.models import Problem, ReferenceLabel
+from execrl.sandbox.executor import ExecutionRequest
+from execrl.sandbox.limits import ExecutionOptions, Limits
+from execrl.sandbox.records import Status
+
+Aggregate = Literal["median", "mean"]
+TimingMetric = Literal["cpu", "wall"]
+
+
+class MachineFingerprint(BaseModel):
+    """Enough about the machine to tell two campaigns' hardware apart."""
+
+    model_config = ConfigDict(frozen=True)
+
+    hostname: str
+    cpu_model: str
+    cores: int
+    kernel: str
+    python: str
+
+    @classmethod
+    def current(cls) -> MachineFingerprint:
+        return cls(
+            hostname=socket.gethostname(),
+            cpu_model=_cpu_model(),
+            cores=len(os.sched_getaffinity(0)),
+            kernel=platform.release(),
+            python=platform.python_version(),
+        )
+
+    def describe(self) -> str:
+        return f"{self.cpu_model}, {self.cores} cores, Linux {self.kernel}, Python {self.python}"
+
+
+class ExecutorSettings(BaseModel):
+    """How the durations were measured."""
+
+    model_config = ConfigDict(frozen=True)
+
+    backend: str = "local-forkserver"
+    isolation: list[str] = Field(default_factory=list)
+    workers: int = 1
+    reserve_host_core: bool = True
+    reruns: int = 1
+    shuffled: bool = True
+
+
+class Measurement(BaseModel):
+    """One (problem, test, reference) triple: its status and every rerun's durations."""
+
+    model_config = ConfigDict(frozen=True)
+
+    problem_id: str
+    test_id: str
+    reference: str
+    statuses: list[Status]
+    cpu_s: list[float]
+    wall_s: list[float]
+
+    def duration(
+        self, timing: TimingMetric = "cpu", aggregate: Aggregate = "median", cap_s: float = 10.0
+    ) -> float | None:
+        """Aggregate over the successful reruns; a rerun that timed out counts at the cap;
+        None when no rerun succeeded or timed out (the reference is missing here)."""
+        values = [
+            (cap_s if status is Status.TIMEOUT else d)
+            for status, d in zip(self.statuses, getattr(self, f"{timing}_s"), strict=True)
+            if status in (Status.SUCCESS, Status.TIMEOUT)
+        ]
+        if not values:
+            return None
+        return statistics.median(values) if aggregate == "median" else statistics.fmean(values)
+
+
+class CampaignInfo(BaseModel):
+    """The header of a campaign file."""
+
+    id: str
+    created_at: datetime
+    machine: MachineFingerprint
+    settings: ExecutorSettings
+    problems: list[str]
+    note: str = ""
+
+
+class Campaign(BaseModel):
+    info: CampaignInfo
+    measurements: list[Measurement]
+
+    @property
+    def id(self) -> str:
+        return self.info.id
+
+    def durations(
+        self, timing: TimingMetric = "cpu", aggregate: Aggregate = "median", cap_s: float = 10.0
+    ) -> dict[str, dict[str, dict[str, float]]]:
+        """``{problem: {reference: {test: seconds}}}`` (triples without a duration left out)."""
+        out: dict[str, dict[str, dict[str, float]]] = {}
+        for m in self.measurements:
+            d = m.duration(timing, aggregate, cap_s)
+            if d is not None:
+                out.setdefault(m.problem_id, {}).setdefault(m.reference, {})[m.test_id] = d
+        return out
+
+    def pool(
+        self,
+        problem: Problem,
+        *,
+        cap_s: float | None = None,
+        timing: TimingMetric = "cpu",
+        aggregate: Aggregate = "median",
+        calibration: Calibration | None = None,
+    ) -> ReferencePool:
+        """The reference pool this campaign gives ``problem``'s optimization tests
+        (sanitised under ``cap_s``, default the problem's limit; calibrated if a map is given)."""
+        cap = cap_s or problem.time_limit_s
+        stored = self.durations(timing, aggregate, cap).get(problem.id, {})
+        return ReferencePool.from_mapping(
+            stored, [t.id for t in problem.optimization_tests], cap_s=cap, calibration=calibration
+        )
+
+    def with_durations(
+        self, problems: Sequence[Problem], timing: TimingMetric = "cpu"
+    ) -> list[Problem]:
+        """Copies of ``problems`` whose references carry this campaign's durations."""
+        out = []
+        for problem in problems:
+            stored = self.durations(timing, cap_s=problem.time_limit_s).get(problem.id, {})
+            refs = [
+                r.model_copy(update={"durations_s": stored.get(r.name, {})})
+                for r in problem.references
+            ]
+            out.append(problem.model_copy(update={"references": refs}))
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# Running a campaign
+
+
+def run_campaign(
+    problems: Sequence[Problem],
+    executor,
+    *,
+    reruns: int = 3,
+    max_tests: int | None = None,
+    seed: int = 0,
+    note: str = "",
+    progress: bool = True,
+    on_pass: Callable[[int], None] | None = None,
+) -> Campaign:
+    """Run every correct reference on its problem's optimization tests ``reruns`` times — each
+    rerun a full shuffled pass over all (problem, reference) pairs, so slow drift and
+    neighbouring runs do not line up with one solution — without any fallback: an
+    inconclusive run stays inconclusive (and gives no duration). ``max_tests`` keeps the
+    first N optimization tests per problem (by input size) to make a campaign cheaper."""
+    tests_of = {}
+    for p in problems:
+        tests = list(p.optimization_tests)
+        if max_tests:
+            tests = sorted(tests, key=lambda t: len(getattr(t, "input", "")))[:max_tests]
+        tests_of[p.id] = tests
+    pairs = [(p, ref) for p in problems for ref in p.references_labelled(ReferenceLabel.CORRECT)]
+    if not pairs:
+        raise ExecrlError("no correct references to measure in these problems")
+    rng = random.Random(seed)
+    collected: dict[tuple[str, str, str], list] = {}
+    for rerun in range(reruns):
+        order = pairs[:]
+        rng.shuffle(order)
+        requests = [
+            ExecutionRequest.for_problem(
+                p,
+                ref.code,
+                tests=tests_of[p.id],
+                limits=Limits(timeout_s=p.time_limit_s, memory_mb=p.memory_limit_mb),
+                options=ExecutionOptions(repeats=1),
+                program_name=ref.name,
+            )
+            for p, ref in order
+        ]
+        description = f"campaign rerun {rerun + 1}/{reruns}"
+        for record in executor.run_batch(requests, progress=progress, description=description):
+            for r in record.results:
+                key = (record.problem_id, r.test_id, record.program_name)
+                collected.setdefault(key, []).append((r.status, r.cpu_s, r.wall_s))
+        if on_pass:
+            on_pass(rerun)
+    measurements = [
+        Measurement(
+            problem_id=pid,
+            test_id=tid,
+            reference=ref,
+            statuses=[s for s, _, _ in runs],
+            cpu_s=[c for _, c, _ in runs],
+            wall_s=[w for _, _, w in runs],
+        )
+        for (pid, tid, ref), runs in sorted(collected.items())
+    ]
+    created = datetime.now(UTC)
+    machine = MachineFingerprint.current()
+    info = CampaignInfo(
+        id=f"{created:%Y%m%d-%H%M%S}-{machine.hostname}",
+        created_at=created,
+        machine=machine,
+        settings=ExecutorSettings(
+            isolation=list(getattr(executor, "isolation", [])),
+            workers=getattr(executor, "workers", 1),
+            reruns=reruns,
+        ),
+        problems=[p.id for p in problems],
+        note=note,
+    )
+    return Campaign(info=info, measurements=measurements)
+
+
+# --------------------------------------------------------------------------------------------
+# The store on disk
+
+
+class DurationStore:
+    """Campaigns and calibration maps in a folder (default ``$EXECRL_TIMING_DIR`` or
+    ``runs/timing``)."""
+
+    def __init__(self, root: str | Path | None = None) -> None:
+        self.root = Path(root or os.environ.get("EXECRL_TIMING_DIR") or "runs/timing")
+
+    @property
+    def campaigns_dir(self) -> Path:
+        return self.root / "campaigns"
+
+    @property
+    def calibrations_dir(self) -> Path:
+        return self.root / "calibrations"
+
+    def save(self, campaign: Campaign) -> Path:
+        self.campaigns_dir.mkdir(parents=True, exist_ok=True)
+        path = self.campaigns_dir / f"{campaign.id}.jsonl.gz"
+        with gzip.open(path, "wt", encoding="utf-8") as f:
+            f.write(campaign.info.model_dump_json() + "\n")
+            for m in campaign.measurements:
+                f.write(m.model_dump_json() + "\n")
+        return path
+
+    def ids(self) -> list[str]:
+        """Campaign ids, oldest first."""
+        if not self.campaigns_dir.is_dir():
+            return []
+        return sorted(
+            p.name.removesuffix(".jsonl.gz") for p in self.campaigns_dir.glob("*.jsonl.gz")
+        )
+
+    def load(self, campaign_id: str | None = None) -> Campaign:
+        """A campaign by id (or unique prefix); the latest when ``campaign_id`` is None."""
+        ids = self.ids()
+        if not ids:
+            raise ExecrlError(f"no campaigns in {self.campaigns_dir}; run `execrl timing campaign`")
+        if campaign_id is None:
+            chosen = ids[-1]
+        else:
+            matches = [i for i in ids if i.startswith(campaign_id)]
+            if len(matches) != 1:
+                raise ExecrlError(
+                    f"campaign {campaign_id!r} {'is ambiguous' if matches else 'not found'} in "
+                    f"{self.campaigns_dir} (have: {', '.join(ids[-5:])})"
+                )
+            chosen = matches[0]
+        return load_campaign(self.campaigns_dir / f"{chosen}.jsonl.gz")
+
+    def infos(self) -> list[CampaignInfo]:
+        return [self.load(i).info for i in self.ids()]
+
+
+def load_campaign(path: str | Path) -> Campaign:
+    path = Path(path)
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            lines = [line for line in f if line.strip()]
+    except OSError as exc:
+        raise ExecrlError(f"{path}: cannot read campaign ({exc})") from None
+    if not lines:
+        raise ExecrlError(f"{path}: empty campaign file")
+    try:
+        info = CampaignInfo.model_validate_json(lines[0])
+        measurements = [Measurement.model_validate_json(line) for line in lines[1:]]
+    except (ValidationError, json.JSONDecodeError) as exc:
+        raise ExecrlError(f"{path}: not a campaign file ({str(exc).splitlines()[0]})") from None
+    return Campaign(info=info, measurements=measurements)
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def triples(campaign: Campaign, timing: TimingMetric = "cpu") -> Iterable[tuple]:
+    """(problem, test, reference, [per-rerun durations of successful reruns])."""
+    for m in campaign.measurements:
+        values = [
+            d
+            for s, d in zip(m.statuses, getattr(m, f"{timing}_s"), strict=True)
+            if s is Status.SUCCESS
+        ]
+        yield m.problem_id, m.test_id, m.reference, values
