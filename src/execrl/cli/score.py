@@ -1,44 +1,438 @@
-"""``execrl score``: the main job — run every reference on every test and summarise.
+"""``execrl score``: the main job, and rewards for any programs under any environment.
 
-At this stage it scores the problem set's correct and incorrect references and prints, per
-problem, whether the suite accepts every correct one, catches every incorrect one, and how far
-apart the correct references' speeds are. Every record is written to a JSONL file.
+Without ``--programs`` it scores the problem set's correct and incorrect references and
+prints, per problem, whether the suite accepts every correct one, catches every incorrect one,
+and how far apart the correct references' speeds are (the ``make demo`` job).
+
+With ``--programs`` it scores the given programs (.py files, folders of them, or a JSONL of
+model completions) under an environment and a reward (``execrl.rewards.score_batch``): one
+row per program, with the reward and every signal of its Outcome, goes to a JSONL file as it
+is scored. Exit codes: 0 scored, 2 bad input or an inconclusive execution (the sandbox failed,
+not the program).
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
+import statistics
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import yaml
+from rich.markup import escape
 from rich.table import Table
 
-from execrl.cli._common import EXIT_CHECK_FAILED, EXIT_OK, add_source_arguments, console, fmt_ms
+from execrl.cli._common import (
+    EXIT_CHECK_FAILED,
+    EXIT_EXECRL_FAILED,
+    EXIT_OK,
+    add_source_arguments,
+    console,
+    fmt_ms,
+)
 from execrl.datagen.verify import ProblemReport, verify_problem
-from execrl.problems.io import load_problems, select_problems
-from execrl.problems.models import ReferenceLabel
+from execrl.envs.environment import Environment
+from execrl.envs.presets import PRESETS, describe_presets, environment, load_yaml
+from execrl.errors import ExecrlError, LoaderError
+from execrl.problems.io import BUNDLED, load_problem, load_problems, select_problems
+from execrl.problems.models import Problem, ReferenceLabel
+from execrl.rewards import REWARDS, Group, Scored, extract_code, reward, score_batch
+from execrl.rewards.compositions import RewardFn
 from execrl.sandbox.executor import LocalExecutor
+from execrl.timing import measure_reference_durations
+
+DEFAULT_ENV = "mc"
+DEFAULT_REWARD = "collapsed"
+CODE_FIELDS = ("completion", "program", "code")
+"""JSONL fields that hold a program, in order of preference; only ``completion`` goes through
+``extract_code`` (the others are programs already)."""
 
 
 def register(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser(
         "score",
-        help="score every reference solution of a problem set (the main job)",
-        description="Run every correct and incorrect reference on every test; print a summary "
-        "and write all execution records to a JSONL file.",
+        help="score programs under an environment (default: every reference solution)",
+        description="Without --programs: run every correct and incorrect reference of the "
+        "problem set on every test and summarise (the main job). With --programs: score those "
+        "programs under --env and --reward and write one row per program to a JSONL file.",
     )
     add_source_arguments(p)
     p.add_argument("--id", action="append", dest="ids", help="only these problem ids (repeatable)")
+    p.add_argument(
+        "--programs",
+        action="append",
+        type=Path,
+        metavar="PATH",
+        help="a .py file, a folder of .py files (both need exactly one --id), or a .jsonl[.gz] "
+        "of rows with problem_id and completion (or program/code); repeatable",
+    )
+    p.add_argument(
+        "--env",
+        metavar="SPEC",
+        help=f"environment: a preset such as 'qp(p=0.3)' or a YAML file (default: {DEFAULT_ENV})",
+    )
+    p.add_argument(
+        "--reward",
+        metavar="SPEC",
+        help="reward composition, such as 'collapsed(graded, map=linear)' "
+        f"(default: {DEFAULT_REWARD})",
+    )
+    p.add_argument(
+        "--config", type=Path, metavar="FILE", help="a YAML file with env: and/or reward: keys"
+    )
+    p.add_argument(
+        "--references",
+        choices=("measure", "stored"),
+        help="reference durations: measure them now on the optimization tests, or use those "
+        "stored in the problems (default: measure when the environment ranks, filters or "
+        "limits by them)",
+    )
+    p.add_argument(
+        "--list-presets", action="store_true", help="list the environments and rewards, then exit"
+    )
     p.add_argument("--jobs", type=int, help="sandbox workers (default: one per core)")
-    p.add_argument("--out", type=Path, help="records file (default: runs/score-<time>.jsonl)")
+    p.add_argument("--out", type=Path, help="output file (default: runs/score-<time>.jsonl)")
     p.set_defaults(handler=cmd_score)
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    problems = select_problems(load_problems(args.source, format=args.format), args.ids)
-    out = args.out or Path("runs") / f"score-{datetime.now(UTC):%Y%m%d-%H%M%S}.jsonl"
+    if args.list_presets:
+        return list_presets()
+    if args.programs:
+        return score_programs(args)
+    for flag in ("env", "reward", "config", "references"):
+        if getattr(args, flag) is not None:
+            raise ExecrlError(
+                f"--{flag} applies to programs given with --programs; without them "
+                "`execrl score` checks the problem set's own references"
+            )
+    return verify_references(args)
+
+
+def default_out(out: Path | None) -> Path:
+    out = out or Path("runs") / f"score-{datetime.now(UTC):%Y%m%d-%H%M%S}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# --list-presets
+
+
+def list_presets() -> int:
+    for title, registry in (("environments (--env)", PRESETS), ("rewards (--reward)", REWARDS)):
+        table = Table(title=title, title_justify="left")
+        for col in ("name", "parameters", "what it is"):
+            table.add_column(col)
+        for name, params, doc in describe_presets(registry):
+            table.add_row(name, escape(params), escape(doc))
+        console.print(table)
+    console.print(
+        "Call one with parameters, e.g. --env 'qp(p=0.5)' --reward 'collapsed(graded, "
+        "map=linear)'; see docs/environments.md",
+        highlight=False,
+    )
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------
+# Scoring programs
+
+
+@dataclass(frozen=True)
+class Program:
+    """A program to score, the problem it answers, and the name it is reported under."""
+
+    problem_id: str
+    name: str
+    code: str
+
+
+def score_programs(args: argparse.Namespace) -> int:
+    # Everything a user can get wrong is checked before a sandbox starts.
+    env, reward_fn = resolve_env_and_reward(args.env, args.reward, args.config)
+    programs = read_programs(args.programs, args.ids)
+    problems = load_needed(args.source, args.format, programs)
+    references = args.references or ("measure" if env.config.needs_references else "stored")
+    out = default_out(args.out)
+    table = scores_table(env, reward_fn)
+    rewards: list[float | None] = []
+    with out.open("w", encoding="utf-8") as f, LocalExecutor(workers=args.jobs) as executor:
+        if references == "measure":
+            problems = measure_references(problems, env, executor)
+        elif env.config.needs_references:
+            warn_unreferenced(problems, env)
+        groups = group_by_problem(programs, problems)
+        batch = 8 * executor.workers  # enough programs per batch to keep every worker busy
+        done_groups = 0
+        for chunk in chunks(groups, batch):
+            scored = score_batch(
+                chunk,
+                env=env,
+                reward=reward_fn,
+                executor=executor,
+                first_group_index=done_groups,
+            )
+            done_groups += len(chunk)
+            for group, results in zip(chunk, scored, strict=True):
+                for name, s in zip(group.names, results, strict=True):
+                    f.write(json.dumps(score_row(s, reward_fn, references)) + "\n")
+                    add_score_row(table, group.problem.id, name, s)
+                    rewards.append(s.reward)
+            f.flush()  # a crash later never loses what was already scored
+    console.print(table)
+    return summarise(rewards, out)
+
+
+def resolve_env_and_reward(
+    env_spec: str | None, reward_spec: str | None, config: Path | None
+) -> tuple[Environment, RewardFn]:
+    """--env / --reward, falling back on the --config file's env: / reward: keys, then on the
+    defaults."""
+    data = load_yaml(config) if config is not None else {}
+    where = f"{config}: " if config is not None else ""
+    if config is not None and not {"env", "reward"} & data.keys():
+        raise ExecrlError(f"{where}no 'env:' or 'reward:' key (found: {', '.join(data)})")
+    env_value = env_spec if env_spec is not None else data.get("env", DEFAULT_ENV)
+    reward_value = reward_spec if reward_spec is not None else data.get("reward", DEFAULT_REWARD)
+    if not isinstance(reward_value, str | dict):
+        raise ExecrlError(f"{where}reward: expected a name or a mapping, got {reward_value!r}")
+    env = _build("environment", environment, env_value)
+    return env, _build("reward", reward, reward_value)
+
+
+def _build(what: str, build, spec):
+    # The preset language raises ExecrlError for what it checks; a malformed YAML value or a
+    # parameter of the wrong type can still escape it as another error.
+    try:
+        return build(spec)
+    except ExecrlError:
+        raise
+    except (ValueError, TypeError, yaml.YAMLError) as exc:
+        detail = " ".join(str(exc).split())
+        raise ExecrlError(f"cannot build {what} {spec!r}: {detail}") from None
+
+
+def read_programs(paths: list[Path], ids: list[str] | None) -> list[Program]:
+    programs: list[Program] = []
+    for path in paths:
+        if not path.exists():
+            raise LoaderError(f"{path}: no such file or folder")
+        if path.is_dir():
+            files = sorted(path.glob("*.py"))
+            if not files:
+                raise LoaderError(f"{path}: no .py files in this folder")
+            pid = _single_id(ids, path)
+            programs += [Program(pid, f"{path.name}/{f.name}", _read_text(f)) for f in files]
+        elif path.name.endswith((".jsonl", ".jsonl.gz")):
+            programs += [p for p in read_completions(path) if not ids or p.problem_id in ids]
+        elif path.suffix == ".py":
+            programs.append(Program(_single_id(ids, path), path.name, _read_text(path)))
+        else:
+            raise LoaderError(f"{path}: expected a .py file, a folder of them, or a .jsonl file")
+    if not programs:
+        only = f" for --id {', '.join(ids)}" if ids else ""
+        raise LoaderError(f"no programs to score in {', '.join(map(str, paths))}{only}")
+    return programs
+
+
+def _single_id(ids: list[str] | None, path: Path) -> str:
+    if not ids or len(ids) != 1:
+        raise LoaderError(
+            f"{path}: a .py program does not say which problem it solves; pass exactly one "
+            f"--id (got {len(ids or [])})"
+        )
+    return ids[0]
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise LoaderError(f"{path}: no such file or folder") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LoaderError(f"{path}: cannot read it ({exc})") from None
+
+
+def read_completions(path: Path) -> list[Program]:
+    """Rows ``{"problem_id": ..., "completion" | "program" | "code": ..., "name"?: ...}``."""
+    try:
+        opener = gzip.open if path.name.endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8") as f:
+            lines = f.readlines()
+    except FileNotFoundError:
+        raise LoaderError(f"{path}: no such file or folder") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LoaderError(f"{path}: cannot read it ({exc})") from None
+    programs = []
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            programs.append(_completion_row(line, f"{path.name}:{number}"))
+    return programs
+
+
+def _completion_row(line: str, where: str) -> Program:
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise LoaderError(f"{where}: not valid JSON ({exc.msg})") from None
+    need = "each row needs a 'problem_id' and a 'completion' (or 'program' / 'code') string"
+    if not isinstance(row, dict) or not isinstance(row.get("problem_id"), str):
+        raise LoaderError(f"{where}: no 'problem_id'; {need}")
+    field = next((k for k in CODE_FIELDS if isinstance(row.get(k), str)), None)
+    if field is None:
+        raise LoaderError(f"{where}: no 'completion'; {need}")
+    code = extract_code(row[field]) if field == "completion" else row[field]
+    name = str(row.get("name") or row.get("program_name") or where)
+    return Program(row["problem_id"], name, code)
+
+
+def load_needed(source: str, fmt: str | None, programs: list[Program]) -> dict[str, Problem]:
+    """The problems the programs answer; for folder sources only their folders are read."""
+    first_use = {}
+    for program in programs:
+        first_use.setdefault(program.problem_id, program.name)
+    if fmt is None and (source == BUNDLED or Path(source).is_dir()):
+        problems = {}
+        for pid, where in first_use.items():
+            try:
+                problems[pid] = load_problem(source, pid)
+            except LoaderError as exc:
+                raise LoaderError(f"{where}: {exc}") from None
+        return problems
+    everything = load_problems(source, format=fmt)
+    known = {p.id for p in everything}
+    for pid, where in first_use.items():
+        if pid not in known:
+            raise LoaderError(
+                f"{where}: no problem with id {pid!r} in {source}; "
+                f"`execrl problems list {source}{f' --format {fmt}' if fmt else ''}` shows the ids"
+            )
+    return {p.id: p for p in select_problems(everything, list(first_use))}
+
+
+def measure_references(
+    problems: dict[str, Problem], env: Environment, executor: LocalExecutor
+) -> dict[str, Problem]:
+    """Fresh durations for every correct reference on the optimization tests, measured on the
+    same machine and executor as the programs (spec §5: compare what ran together)."""
+    cfg = env.config
+    measured, records = measure_reference_durations(
+        list(problems.values()),
+        executor,
+        cap_s=cfg.cap_s,
+        timing=cfg.timing or "cpu",
+        progress=True,
+    )
+    console.print(
+        f"measured {len(records)} reference solutions on the optimization tests of "
+        f"{len(measured)} problem(s)",
+        highlight=False,
+    )
+    return {p.id: p for p in measured}
+
+
+def warn_unreferenced(problems: dict[str, Problem], env: Environment) -> None:
+    for problem in problems.values():
+        if not any(r.durations_s for r in problem.references_labelled(ReferenceLabel.CORRECT)):
+            console.print(
+                f"[yellow]note:[/] {problem.id} has no stored reference durations, so "
+                f"{env.name} has nothing to rank or limit against there "
+                "(use --references measure)",
+                highlight=False,
+            )
+
+
+def group_by_problem(programs: list[Program], problems: dict[str, Problem]) -> list[Group]:
+    """One Group per problem (in order of first appearance), as a rollout batch has them."""
+    by_problem: dict[str, list[Program]] = {}
+    for program in programs:
+        by_problem.setdefault(program.problem_id, []).append(program)
+    return [
+        Group(problems[pid], [p.code for p in group], [p.name for p in group])
+        for pid, group in by_problem.items()
+    ]
+
+
+def chunks(groups: list[Group], size: int) -> list[list[Group]]:
+    """Consecutive runs of groups holding at least ``size`` programs each (the last may hold
+    fewer)."""
+    out, current, count = [], [], 0
+    for group in groups:
+        current.append(group)
+        count += len(group.programs)
+        if count >= size:
+            out.append(current)
+            current, count = [], 0
+    return out + ([current] if current else [])
+
+
+def score_row(scored: Scored, reward_fn: RewardFn, references: str) -> dict:
+    """The JSONL row: reward and signals, plus the record so the row can be rescored later."""
+    return {
+        **scored.to_dict(),
+        "reward_name": reward_fn.name,
+        "references": references,
+        "record": scored.record.model_dump(mode="json"),
+    }
+
+
+def scores_table(env: Environment, reward_fn: RewardFn) -> Table:
+    table = Table(title=f"environment {env.name}, reward {reward_fn.name}", title_justify="left")
+    for col in ("problem", "program", "reward", "c_cor", "c̃", "g", "q", "timeouts", "ranked"):
+        table.add_column(col, justify="left" if col in ("problem", "program") else "right")
+    return table
+
+
+def add_score_row(table: Table, problem_id: str, name: str, scored: Scored) -> None:
+    o = scored.outcome
+    if scored.reward is None:
+        value = "[yellow]inconclusive[/]"
+    else:
+        colour = "green" if scored.reward > 0 else "red"
+        value = f"[{colour}]{scored.reward:+.2f}[/]"
+    table.add_row(
+        problem_id,
+        escape(name),
+        value,
+        str(o.c_cor),
+        str(o.c_strict),
+        str(o.g),
+        f"{o.q:.2f}",
+        f"{o.timeout_fraction:.0%}",
+        str(o.ranked_tests),
+    )
+
+
+def summarise(rewards: list[float | None], out: Path) -> int:
+    values = [r for r in rewards if r is not None]
+    mean = f"{statistics.fmean(values):+.3f}" if values else "—"
+    positive = sum(r > 0 for r in values)
+    console.print(
+        f"{len(rewards)} programs · mean reward {mean} · reward > 0: {positive}/{len(rewards)}"
+        f" ({positive / len(rewards):.0%}) · rows in {out}",
+        highlight=False,
+    )
+    inconclusive = len(rewards) - len(values)
+    if inconclusive:
+        console.print(
+            f"[yellow]{inconclusive} inconclusive execution(s)[/]: the sandbox failed, not the "
+            "program; no reward was derived (reward null in the file). Rerun them.",
+        )
+        return EXIT_EXECRL_FAILED
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------
+# The default job: the problem set's own references
+
+
+def verify_references(args: argparse.Namespace) -> int:
+    problems = select_problems(load_problems(args.source, format=args.format), args.ids)
+    out = default_out(args.out)
     table = summary_table()
     reports = []
     with out.open("w", encoding="utf-8") as f, LocalExecutor(workers=args.jobs) as executor:

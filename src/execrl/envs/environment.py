@@ -65,6 +65,16 @@ class EnvironmentConfig(BaseModel):
     timing: Literal["cpu", "wall"] | None = None
     """Which duration to use; None = what each record says (CPU time by default)."""
 
+    @property
+    def needs_references(self) -> bool:
+        """Whether reference durations matter here: the environment ranks against them, or
+        filters or limits its optimization tests by them."""
+        return self.optimization and (
+            self.ranking != "none"
+            or self.filter.kind in ("absolute", "relative")
+            or self.limit.kind in ("relative", "ranked")
+        )
+
 
 @dataclass(frozen=True)
 class Plan:

@@ -31,19 +31,28 @@ from execrl.envs.operators import (
 from execrl.errors import ExecrlError
 
 
+def _with_cap(name: str, cap_s: float | None) -> str:
+    """The preset's name, with the cap when it is not the problem's own limit."""
+    if cap_s is None:
+        return name
+    return f"{name[:-1]}, cap_s={cap_s:g})" if name.endswith(")") else f"{name}(cap_s={cap_s:g})"
+
+
 def rlvr(cap_s: float | None = None) -> EnvironmentConfig:
     """Standard RLVR: the original tests T0 only, no optimization tests."""
-    return EnvironmentConfig(name="rlvr", correctness="original", optimization=False, cap_s=cap_s)
+    return EnvironmentConfig(
+        name=_with_cap("rlvr", cap_s), correctness="original", optimization=False, cap_s=cap_s
+    )
 
 
 def mc(cap_s: float | None = None) -> EnvironmentConfig:
     """MC: more correctness tests, T0 ∪ T+, no optimization tests."""
-    return EnvironmentConfig(name="mc", optimization=False, cap_s=cap_s)
+    return EnvironmentConfig(name=_with_cap("mc", cap_s), optimization=False, cap_s=cap_s)
 
 
 def mc_mo(cap_s: float | None = None) -> EnvironmentConfig:
     """MC+MO: every optimization test under the cap; any timeout closes the gate (ρ = 0)."""
-    return EnvironmentConfig(name="mc_mo", tolerance=0.0, cap_s=cap_s)
+    return EnvironmentConfig(name=_with_cap("mc_mo", cap_s), tolerance=0.0, cap_s=cap_s)
 
 
 def abs_filter(
@@ -55,7 +64,7 @@ def abs_filter(
 ) -> EnvironmentConfig:
     """Absolute-duration filter F_abs^a, absolute limit λ = ``limit``, tolerance ρ."""
     return EnvironmentConfig(
-        name=f"abs_filter(a={a:g}, limit={limit:g}, rho={rho:g})",
+        name=_with_cap(f"abs_filter(a={a:g}, limit={limit:g}, rho={rho:g})", cap_s),
         filter=AbsoluteFilter(a=a, aggregate=aggregate),
         limit=AbsoluteLimit(seconds=limit),
         tolerance=rho,
@@ -68,7 +77,7 @@ def len_filter(
 ) -> EnvironmentConfig:
     """Length filter F_len^L (characters of input + expected output), absolute limit, ρ."""
     return EnvironmentConfig(
-        name=f"len_filter(L={L:g}, limit={limit:g}, rho={rho:g})",
+        name=_with_cap(f"len_filter(L={L:g}, limit={limit:g}, rho={rho:g})", cap_s),
         filter=LengthFilter(max_chars=int(L)),
         limit=AbsoluteLimit(seconds=limit),
         tolerance=rho,
@@ -81,7 +90,7 @@ def rel_filter(
 ) -> EnvironmentConfig:
     """Relative filter F_rel^r (drop tests slower than the r-th percentile), absolute limit, ρ."""
     return EnvironmentConfig(
-        name=f"rel_filter(r={r:g}, limit={limit:g}, rho={rho:g})",
+        name=_with_cap(f"rel_filter(r={r:g}, limit={limit:g}, rho={rho:g})", cap_s),
         filter=RelativeFilter(r=r),
         limit=AbsoluteLimit(seconds=limit),
         tolerance=rho,
@@ -92,7 +101,7 @@ def rel_filter(
 def abs_timeout(limit: float = 0.5, rho: float = 0.1, cap_s: float | None = None):
     """Every optimization test under an absolute intended limit λ = ``limit``, tolerance ρ."""
     return EnvironmentConfig(
-        name=f"abs_timeout(limit={limit:g}, rho={rho:g})",
+        name=_with_cap(f"abs_timeout(limit={limit:g}, rho={rho:g})", cap_s),
         limit=AbsoluteLimit(seconds=limit),
         tolerance=rho,
         cap_s=cap_s,
@@ -102,7 +111,7 @@ def abs_timeout(limit: float = 0.5, rho: float = 0.1, cap_s: float | None = None
 def rel_timeout(p: float = 50, rho: float = 0.1, cap_s: float | None = None):
     """Relative limit λ_t = quantile_p(D_t), tolerance ρ."""
     return EnvironmentConfig(
-        name=f"rel_timeout(p={p:g}, rho={rho:g})",
+        name=_with_cap(f"rel_timeout(p={p:g}, rho={rho:g})", cap_s),
         limit=RelativeLimit(p=p),
         tolerance=rho,
         cap_s=cap_s,
@@ -115,7 +124,7 @@ def ranked_timeout(
     """Ranked-reference limit: the ``agg`` (max = "ranked-worst", or median) duration of the
     best p% references, tolerance ρ."""
     return EnvironmentConfig(
-        name=f"ranked_timeout(p={p:g}, agg={agg}, rho={rho:g})",
+        name=_with_cap(f"ranked_timeout(p={p:g}, agg={agg}, rho={rho:g})", cap_s),
         limit=RankedReferenceLimit(p=p, aggregate=agg),
         tolerance=rho,
         cap_s=cap_s,
@@ -125,14 +134,14 @@ def ranked_timeout(
 def qar(p: float = 0.3, cap_s: float | None = None) -> EnvironmentConfig:
     """QAR ranking: mean per-test percentile, duration gate p; ρ = 1 and the cap as the limit."""
     return EnvironmentConfig(
-        name=f"qar(p={p:g})", ranking="qar", gate=p, limit=CapLimit(), cap_s=cap_s
+        name=_with_cap(f"qar(p={p:g})", cap_s), ranking="qar", gate=p, limit=CapLimit(), cap_s=cap_s
     )
 
 
 def qp(p: float = 0.3, cap_s: float | None = None) -> EnvironmentConfig:
     """QP ranking: leaderboard percentile, duration gate p; ρ = 1 and the cap as the limit."""
     return EnvironmentConfig(
-        name=f"qp(p={p:g})", ranking="qp", gate=p, limit=CapLimit(), cap_s=cap_s
+        name=_with_cap(f"qp(p={p:g})", cap_s), ranking="qp", gate=p, limit=CapLimit(), cap_s=cap_s
     )
 
 
@@ -159,7 +168,8 @@ def describe_presets(presets: Mapping[str, Callable] = PRESETS) -> list[tuple[st
         params = ", ".join(
             f"{p.name}={p.default!r}" for p in inspect.signature(fn).parameters.values()
         )
-        rows.append((name, params, (fn.__doc__ or "").strip().splitlines()[0]))
+        doc = (fn.__doc__ or "").strip().split("\n\n")[0]
+        rows.append((name, params, " ".join(doc.split())))
     return rows
 
 
@@ -179,12 +189,15 @@ def parse_call(text: str) -> tuple[str, list[Any], dict[str, Any]]:
     kwargs: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in inner.split(","))):
         key, eq, value = part.partition("=")
-        if eq:
-            kwargs[key.strip()] = yaml.safe_load(value.strip())
-        elif kwargs:
-            raise ExecrlError(f"in {text!r}: positional value {part!r} after key=value ones")
-        else:
-            args.append(yaml.safe_load(part))
+        try:
+            if eq:
+                kwargs[key.strip()] = yaml.safe_load(value.strip())
+            elif kwargs:
+                raise ExecrlError(f"in {text!r}: positional value {part!r} after key=value ones")
+            else:
+                args.append(yaml.safe_load(part))
+        except yaml.YAMLError:
+            raise ExecrlError(f"in {text!r}: cannot read the value {part!r}") from None
     return name, args, kwargs
 
 
@@ -204,6 +217,9 @@ def call_preset(registry: Mapping[str, Callable], what: str, name: str, args, kw
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise ExecrlError(f"{what} {name}: {where}: {first['msg']}") from None
+    except (TypeError, ValueError) as exc:  # e.g. a word where a number belongs
+        given = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])
+        raise ExecrlError(f"{what} {name}({given}): {exc}") from None
 
 
 def environment(spec: str | Mapping | Path | EnvironmentConfig | Environment) -> Environment:

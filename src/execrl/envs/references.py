@@ -56,13 +56,12 @@ class ReferencePool:
         invalid duration and becomes the cap, like any other (ψ) **[ours]**."""
         test_ids = tuple(test_ids)
         names = tuple(durations)
-        raw = np.full((len(test_ids), len(names)), np.nan)
-        for j, name in enumerate(names):
-            per_test = durations[name]
-            for i, test_id in enumerate(test_ids):
-                if test_id in per_test:
-                    value = per_test[test_id]
-                    raw[i, j] = cap_s if value is None or math.isnan(value) else value
+        missing = float("nan")
+        columns = [
+            [_stored(per_test.get(t, missing), t in per_test, cap_s) for t in test_ids]
+            for per_test in durations.values()
+        ]
+        raw = np.array(columns, dtype=float).T.reshape(len(test_ids), len(names))
         return cls(test_ids, names, sanitise(raw, cap_s, calibration), cap_s)
 
     @classmethod
@@ -123,3 +122,10 @@ class ReferencePool:
             fn = np.nanmean if how == "mean" else np.nanmedian
             out[has] = fn(self.durations[has], axis=1)
         return out
+
+
+def _stored(value, present: bool, cap_s: float) -> float:
+    """A stored value: missing stays NaN; present but None or NaN is invalid (the cap)."""
+    if not present:
+        return math.nan
+    return cap_s if value is None or value != value else value

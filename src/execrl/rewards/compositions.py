@@ -9,7 +9,7 @@ TRL treats ``None`` as "no reward for this sample", and so should any trainer.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -69,7 +69,7 @@ class Reward(BaseModel):
             return signed(outcome.c_strict * self.speed(outcome))
         if kind == "two_gate":
             return -1.0 if not outcome.c_strict else self.speed(outcome)
-        assert kind == "additive"
+        # additive
         return 0.5 * signed(outcome.c_cor) + 0.5 * signed(self.speed(outcome))
 
 
@@ -125,7 +125,17 @@ def _composition(composition: str) -> Callable[..., Reward]:
     def make(signal: str = "binary", map: str = "bucket") -> Reward:
         return Reward(composition=composition, signal=signal, map=map)
 
-    make.__doc__ = f"The {composition} composition; signal binary|graded, map for graded."
+    formulas = {
+        "optimization": "s(g) or s(m(q)), no correctness gate",
+        "collapsed": "s(c̃·g) or s(c̃·m(q))",
+        "two_gate": "−1 if c̃ = 0, else g or m(q)",
+        "additive": "½·s(c_cor) + ½·s(g or m(q))",
+        "multitask": "correctness-only on even groups, optimization-only on odd ones",
+    }
+    make.__doc__ = (
+        f"{composition}: {formulas[composition]}; signal binary|graded, map "
+        "linear|bucket|range_third|range_half (graded)."
+    )
     return make
 
 
@@ -163,6 +173,8 @@ def reward(spec: str | dict | RewardFn) -> RewardFn:
     if isinstance(spec, str):
         name, args, kwargs = parse_call(spec)
         return call_preset(REWARDS, "reward", name, args, kwargs)
+    if not isinstance(spec, Mapping):
+        raise ExecrlError(f"cannot build a reward from {spec!r}: give a name or a mapping")
     spec = dict(spec)
     name = spec.pop("preset", None) or spec.pop("composition", None)
     if name is None:
