@@ -187,6 +187,16 @@ def test_batch_keeps_request_order_and_records_isolation(executor):
     assert records[0].backend == "local-forkserver"
 
 
+def test_reserving_a_host_core_pins_the_caller_only_while_open():
+    before = os.sched_getaffinity(0)
+    if len(before) < 2:
+        pytest.skip("needs two cores")
+    with LocalExecutor(workers=1, reserve_host_core=True) as executor:
+        assert os.sched_getaffinity(0) == {min(before)}
+        assert executor.cores == sorted(before)[1:]
+    assert os.sched_getaffinity(0) == before
+
+
 def test_asyncio_interface(executor):
     async def main():
         request = ExecutionRequest(

@@ -79,7 +79,8 @@ class LocalExecutor:
 
     ``workers`` defaults to one per available core; ``cores`` pins worker i to ``cores[i]``.
     With ``reserve_host_core=True`` the calling process is kept off the workers' cores, so
-    timed runs do not share a core with execrl's own bookkeeping.
+    timed runs do not share a core with execrl's own bookkeeping (until ``close()``, which
+    restores the caller's affinity).
     """
 
     backend = "local-forkserver"
@@ -94,8 +95,10 @@ class LocalExecutor:
     ) -> None:
         available = sorted(os.sched_getaffinity(0))
         self.config = config or SandboxConfig()
+        self._host_affinity: set[int] | None = None  # the caller's own, restored on close
         if reserve_host_core and len(available) > 1:
             host, timed = available[:1], available[1:]
+            self._host_affinity = set(available)
             os.sched_setaffinity(0, host)
         else:
             timed = available
@@ -204,6 +207,9 @@ class LocalExecutor:
         for server in self._all:
             server.close()
         self._all.clear()
+        if self._host_affinity is not None:
+            os.sched_setaffinity(0, self._host_affinity)
+            self._host_affinity = None
 
     def __enter__(self) -> LocalExecutor:
         return self
