@@ -270,3 +270,23 @@ def test_template_placeholders():
 def test_pass_fraction_does_not_score_inconclusive_runs():
     assert pass_fraction(_record(("a", Status.SUCCESS, ""), ("b", Status.TIMEOUT, ""))) == 0.5
     assert pass_fraction(_record(("a", Status.SUCCESS, ""), ("b", Status.INCONCLUSIVE, ""))) is None
+
+
+def test_episodes_feed_the_dense_reward_of_their_group(staircase, right, executor):
+    """Trajectories → pass tensor → dense rewards and advantages (spec dense-rewards.md): the
+    episode fixed in turn 2 earns the decayed trajectory reward γ², the one that never passes
+    earns 0, and the combined advantages rank them that way."""
+    from execrl.rewards.dense import DenseRewardConfig, PassTensor, dense_rewards
+
+    policy = ScriptedPolicy([[WRONG, WRONG], [right, WRONG]])
+    trajectories = run_episodes(staircase, policy, executor, group_size=2, max_turns=2)
+    assert [t.turns for t in trajectories] == [2, 2]
+    assert [t.solved for t in trajectories] == [True, False]
+    test_ids = [t.id for t in staircase.correctness_tests]
+    tensor = PassTensor.from_records([t.records for t in trajectories], test_ids)
+    out = dense_rewards(tensor, DenseRewardConfig(gamma=0.95, beta=1.0))
+    assert out.trajectory_rewards.tolist() == pytest.approx([0.95**2, 0.0])
+    # the fixed turn passes every test, so its local reward is the largest in the group
+    assert out.turn_rewards[1, 0] == pytest.approx(out.weights.sum())
+    assert out.turn_rewards[1, 0] > max(out.turn_rewards[0, 0], out.turn_rewards[1, 1])
+    assert out.advantages[1, 0] > 0 > out.advantages[1, 1]
