@@ -54,7 +54,8 @@ class MachineFingerprint(BaseModel):
         return cls(
             hostname=socket.gethostname(),
             cpu_model=_cpu_model(),
-            cores=len(os.sched_getaffinity(0)),
+            # the machine's cores, not this process's: reserve_host_core pins it to one
+            cores=os.cpu_count() or 1,
             kernel=platform.release(),
             python=platform.python_version(),
         )

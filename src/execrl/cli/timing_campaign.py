@@ -1,0 +1,192 @@
+"""``execrl timing campaign | list | calibrate``: measure reference durations into the store,
+list the stored campaigns, and fit a calibration map between two of them (spec §1, §6).
+
+Exit codes: 0 done (a campaign with failed or inconclusive reruns is still saved and reported),
+2 bad input (unknown campaign, nothing to pair, a store path that is not a folder).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.table import Table
+
+from execrl.cli._common import EXIT_OK, add_source_arguments, console
+from execrl.errors import ExecrlError
+from execrl.problems.io import load_problems, select_problems
+from execrl.sandbox.executor import LocalExecutor
+from execrl.sandbox.records import Status
+from execrl.timing.calibration import calibrate, save_calibration
+from execrl.timing.store import Campaign, DurationStore, run_campaign
+
+STORE_HELP = "the duration store folder (default: $EXECRL_TIMING_DIR or runs/timing)"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "campaign",
+        help="measure every correct reference's durations and save them as a campaign",
+        description="Run every correct reference on its problem's optimization tests, K full "
+        "shuffled passes without fallback, and save every rerun as a campaign in the store.",
+    )
+    add_source_arguments(p)
+    p.add_argument("--id", action="append", dest="ids", help="only these problem ids (repeatable)")
+    p.add_argument("--reruns", type=int, default=3, metavar="K", help="passes (default: 3)")
+    p.add_argument(
+        "--max-tests",
+        type=int,
+        metavar="N",
+        help="only the N smallest optimization tests per problem (default: all)",
+    )
+    p.add_argument("--store", type=Path, metavar="DIR", help=STORE_HELP)
+    p.add_argument("--note", default="", metavar="TEXT", help="a note kept in the campaign")
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="sandbox workers (default: 1, so timed runs do not share the machine)",
+    )
+    p.set_defaults(handler=cmd_campaign)
+
+    p = sub.add_parser("list", help="list the campaigns in the store")
+    p.add_argument("--store", type=Path, metavar="DIR", help=STORE_HELP)
+    p.set_defaults(handler=cmd_list)
+
+    p = sub.add_parser(
+        "calibrate",
+        help="fit a map from a stored campaign's durations to a fresh campaign's",
+        description="Fit the multiplicative, affine, power-law and quadratic maps stored → "
+        "fresh with leave-one-problem-out cross-validation, print them, and save the chosen "
+        "one (best R²_CV) in the store. The map is for reference durations only.",
+    )
+    p.add_argument("--stored", required=True, metavar="ID", help="the stored campaign (id prefix)")
+    p.add_argument("--fresh", required=True, metavar="ID", help="the fresh campaign (id prefix)")
+    p.add_argument("--name", help="save the chosen map under this name (default: the fresh id)")
+    p.add_argument("--timing", choices=("cpu", "wall"), default="cpu", help="default: cpu")
+    p.add_argument("--store", type=Path, metavar="DIR", help=STORE_HELP)
+    p.set_defaults(handler=cmd_calibrate)
+
+
+def open_store(root: Path | None) -> DurationStore:
+    store = DurationStore(root)
+    if store.root.exists() and not store.root.is_dir():
+        raise ExecrlError(f"--store {store.root}: not a folder; give a folder for the store")
+    return store
+
+
+# --------------------------------------------------------------------------------------------
+# campaign
+
+
+def cmd_campaign(args: argparse.Namespace) -> int:
+    if args.reruns < 1 or (args.max_tests is not None and args.max_tests < 1):
+        raise ExecrlError("--reruns and --max-tests take a positive number")
+    if args.jobs < 1:
+        raise ExecrlError(f"--jobs {args.jobs}: take at least 1 worker")
+    store = open_store(args.store)
+    problems = select_problems(load_problems(args.source, format=args.format), args.ids)
+    with LocalExecutor(workers=args.jobs, reserve_host_core=True) as executor:
+        campaign = run_campaign(
+            problems, executor, reruns=args.reruns, max_tests=args.max_tests, note=args.note
+        )
+    try:
+        path = store.save(campaign)
+    except OSError as exc:
+        raise ExecrlError(f"{store.campaigns_dir}: cannot save the campaign ({exc})") from None
+    failed, inconclusive = unsuccessful(campaign)
+    console.print(
+        f"campaign {campaign.id}: {len(campaign.measurements)} triples over "
+        f"{len(campaign.info.problems)} problems × {args.reruns} reruns · "
+        f"{failed} with a failed or timed-out rerun · {inconclusive} with an inconclusive "
+        f"rerun · saved to {path}",
+        highlight=False,
+    )
+    return EXIT_OK
+
+
+def unsuccessful(campaign: Campaign) -> tuple[int, int]:
+    """Triples with at least one rerun that failed or timed out, and with one inconclusive."""
+    inconclusive = sum(Status.INCONCLUSIVE in m.statuses for m in campaign.measurements)
+    failed = sum(
+        any(s not in (Status.SUCCESS, Status.INCONCLUSIVE) for s in m.statuses)
+        for m in campaign.measurements
+    )
+    return failed, inconclusive
+
+
+# --------------------------------------------------------------------------------------------
+# list
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    store = open_store(args.store)
+    ids = store.ids()
+    if not ids:
+        console.print(
+            f"no campaigns in {store.campaigns_dir}; run `execrl timing campaign`",
+            highlight=False,
+        )
+        return EXIT_OK
+    table = Table(title=f"campaigns in {store.campaigns_dir}", title_justify="left")
+    for col in ("id", "date (UTC)", "machine", "reruns", "problems", "triples", "note"):
+        table.add_column(
+            col, justify="right" if col in ("reruns", "problems", "triples") else "left"
+        )
+    for campaign_id in ids:
+        campaign = store.load(campaign_id)
+        info = campaign.info
+        table.add_row(
+            info.id,
+            f"{info.created_at:%Y-%m-%d %H:%M}",
+            info.machine.describe(),
+            str(info.settings.reruns),
+            str(len(info.problems)),
+            str(len(campaign.measurements)),
+            info.note,
+        )
+    console.print(table)
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------------------------
+# calibrate
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    store = open_store(args.store)
+    stored, fresh = store.load(args.stored), store.load(args.fresh)
+    report = calibrate(stored, fresh, timing=args.timing)
+    m = report.chosen.metrics
+    table = Table(
+        title=f"{stored.id} (stored) → {fresh.id} (fresh), {args.timing} time: "
+        f"{m.triples} triples, {m.problems} problems, leave-one-problem-out",
+        title_justify="left",
+    )
+    columns = ("map", "formula", "R²_CV", "RMSE ms", "ρ pooled", "ρ in-problem")
+    columns += ("|bias| mean", "|bias| max")
+    for col in columns:
+        left = col in ("map", "formula")
+        table.add_column(col, justify="left" if left else "right", no_wrap=left)
+    for r in report.rows:
+        table.add_row(
+            f"[bold]{r['map']} ✓[/]" if r["chosen"] else str(r["map"]),
+            str(r["formula"]),
+            f"{r['r2_cv']:.4f}",
+            f"{r['rmse_cv_ms']:.2f}",
+            f"{r['spearman_before']:.3f} → {r['spearman_after']:.3f}",
+            f"{r['within_before']:.3f} → {r['within_after']:.3f}",
+            f"{r['mean_abs_bias']:.1%}",
+            f"{r['max_abs_bias']:.1%}",
+        )
+    console.print(table)
+    path = save_calibration(store, report.chosen, args.name or fresh.id)
+    console.print(
+        "ρ: Spearman correlation with the fresh durations before → after calibration, over all "
+        "triples or inside each problem (mean); bias: (predicted − fresh)/fresh per held-out "
+        "problem\n"
+        f"chosen: {report.chosen.kind} ({report.chosen.formula}) · saved to {path} · "
+        "apply it to reference durations only, never to candidates",
+        highlight=False,
+    )
+    return EXIT_OK

@@ -1,0 +1,235 @@
+"""``execrl timing noise | contention | drift | report``: how noisy the stored durations are,
+how much a loaded machine moves them, whether a calibration still holds, and an HTML report.
+
+Exit codes: 0 done (``drift``: no sentinel drifted), 1 ``drift`` found a sentinel outside its
+band, 2 bad input (unknown campaign or map, bad --loads, matplotlib missing for ``report``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.markup import escape
+from rich.table import Table
+
+from execrl.cli._common import EXIT_CHECK_FAILED, EXIT_OK, add_source_arguments, console
+from execrl.cli.timing_campaign import STORE_HELP, open_store
+from execrl.errors import ExecrlError
+from execrl.problems.io import load_problems, select_problems
+from execrl.timing.calibration import load_calibration
+from execrl.timing.contention import contention_test
+from execrl.timing.diagnostics import diagnose
+from execrl.timing.drift import DEFAULT_K, monitor
+from execrl.timing.report import write_report
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "noise",
+        help="rerun noise of a stored campaign: per test, per solution, orderings",
+        description="Per test: rerun CV and std; per solution: std and range over reruns of "
+        "its mean per-test percentile; between- vs within-solution variance; stability of "
+        "each problem's reference ordering. CPU and wall time side by side.",
+    )
+    p.add_argument("--campaign", metavar="ID", help="campaign id or prefix (default: latest)")
+    p.add_argument("--store", type=Path, metavar="DIR", help=STORE_HELP)
+    p.add_argument("--per-test", action="store_true", help="also print one row per test")
+    p.set_defaults(handler=cmd_noise)
+
+    p = sub.add_parser(
+        "contention",
+        help="rerun noise of CPU vs wall time while busy loops load the machine",
+        description="For each load level, start round(load × cores) busy-loop processes, run "
+        "a small campaign, stop them, and compare the CPU- and wall-time rerun noise of the "
+        "mean-percentile scores. Nothing is saved in the store.",
+    )
+    add_source_arguments(p)
+    p.add_argument("--id", action="append", dest="ids", help="only these problem ids (repeatable)")
+    p.add_argument(
+        "--loads",
+        default="0,0.5,1,2",
+        metavar="LIST",
+        help="busy-loop processes per core, comma-separated (default: 0,0.5,1,2)",
+    )
+    p.add_argument("--reruns", type=int, default=5, metavar="K", help="per load (default: 5)")
+    p.add_argument(
+        "--max-tests",
+        type=int,
+        default=3,
+        metavar="N",
+        help="the N smallest optimization tests per problem (default: 3)",
+    )
+    p.add_argument("--out", type=Path, metavar="FILE.json", help="also save the report as JSON")
+    p.set_defaults(handler=cmd_contention)
+
+    p = sub.add_parser(
+        "drift",
+        help="rerun sentinel references and check a calibration map still holds",
+        description="Rerun a few sentinel references now and flag any whose fresh durations "
+        "leave the calibration's band (±k residual std in log space). Exit 1 when one does.",
+    )
+    add_source_arguments(p)
+    p.add_argument("--calibration", required=True, metavar="NAME", help="a map in the store")
+    p.add_argument("--store", type=Path, metavar="DIR", help=STORE_HELP)
+    p.add_argument(
+        "--sentinel",
+        action="append",
+        dest="sentinels",
+        metavar="PROBLEM:REFERENCE",
+        help="a sentinel (repeatable; default: the fastest and slowest correct reference of "
+        "3 problems of the stored campaign)",
+    )
+    p.add_argument("--k", type=float, default=DEFAULT_K, help=f"band width (default: {DEFAULT_K})")
+    p.add_argument("--reruns", type=int, default=3, metavar="K", help="default: 3")
+    p.set_defaults(handler=cmd_drift)
+
+    p = sub.add_parser(
+        "report",
+        help="write an HTML report with PNGs: noise, calibration, contention",
+        description="One self-contained HTML file with the PNGs next to it: the noise tables "
+        "and plots of a campaign; with --calibration, the stored-vs-fresh scatter before and "
+        "after the map and its residuals; with --contention, CPU vs wall noise per load.",
+    )
+    p.add_argument("--campaign", metavar="ID", help="campaign id or prefix (default: latest)")
+    p.add_argument(
+        "--fresh",
+        metavar="ID",
+        help="the fresh campaign for the calibration plots (default: the one the map was "
+        "fitted against)",
+    )
+    p.add_argument("--calibration", metavar="NAME", help="a map in the store")
+    p.add_argument(
+        "--contention", type=Path, metavar="FILE", help="a JSON from `execrl timing contention`"
+    )
+    p.add_argument("--out", type=Path, metavar="DIR", help="default: <store>/reports/<campaign id>")
+    p.add_argument("--store", type=Path, metavar="DIR", help=STORE_HELP)
+    p.set_defaults(handler=cmd_report)
+
+
+# --------------------------------------------------------------------------------------------
+# noise
+
+
+def cmd_noise(args: argparse.Namespace) -> int:
+    campaign = open_store(args.store).load(args.campaign)
+    report = diagnose(campaign)
+    console.print(
+        f"campaign {campaign.id} · {campaign.info.machine.describe()} · {report.reruns} reruns",
+        highlight=False,
+    )
+    for title, header, rows in report.tables(per_test=args.per_test):
+        print_table(title, header, rows)
+    return EXIT_OK
+
+
+def print_table(title: str, header: list[str], rows: list[list[str]]) -> None:
+    table = Table(title=title, title_justify="left")
+    for i, col in enumerate(header):
+        table.add_column(escape(col), justify="left" if i < 2 else "right")
+    for row in rows:
+        table.add_row(*(escape(c) for c in row))
+    console.print(table)
+
+
+# --------------------------------------------------------------------------------------------
+# contention
+
+
+def cmd_contention(args: argparse.Namespace) -> int:
+    loads = parse_loads(args.loads)
+    if args.reruns < 2:
+        raise ExecrlError(f"--reruns {args.reruns}: rerun noise needs at least 2")
+    if args.max_tests < 1:
+        raise ExecrlError(f"--max-tests {args.max_tests}: take at least 1 test")
+    problems = select_problems(load_problems(args.source, format=args.format), args.ids)
+    report = contention_test(
+        problems, loads, reruns=args.reruns, max_tests=args.max_tests, progress=True
+    )
+    header, rows = report.table()
+    print_table(f"contention · {report.machine.describe()}", header, rows)
+    verdict = "met" if report.target_met() else "not met"
+    console.print(
+        f"target (CPU std mean ≤ {report.target_points:g} points at every load, wall above it "
+        f"at some load): {verdict}",
+        highlight=False,
+    )
+    if args.out:
+        try:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise ExecrlError(f"--out {args.out}: cannot write ({exc})") from None
+        console.print(f"saved to {args.out}", highlight=False)
+    return EXIT_OK
+
+
+def parse_loads(text: str) -> list[float]:
+    try:
+        loads = [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ExecrlError(
+            f"--loads {text!r}: give comma-separated numbers such as 0,0.5,1,2"
+        ) from None
+    if not loads or any(x < 0 for x in loads):
+        raise ExecrlError(f"--loads {text!r}: give non-negative numbers such as 0,0.5,1,2")
+    return loads
+
+
+# --------------------------------------------------------------------------------------------
+# drift
+
+
+def cmd_drift(args: argparse.Namespace) -> int:
+    if args.k <= 0 or args.reruns < 1:
+        raise ExecrlError("--k and --reruns take a positive number")
+    sentinels = [parse_sentinel(s) for s in args.sentinels or []]
+    store = open_store(args.store)
+    cmap = load_calibration(store, args.calibration)
+    problems = load_problems(args.source, format=args.format)
+    report = monitor(
+        store, cmap, problems, k=args.k, sentinels=sentinels or None, reruns=args.reruns,
+        progress=True,
+    )  # fmt: skip
+    header, rows = report.table()
+    low, high = report.band_ratio
+    print_table(
+        f"drift of {args.calibration!r} ({cmap.formula}), {report.timing} time, band "
+        f"fresh/predicted in [{low:.3f}, {high:.3f}]",
+        header,
+        rows,
+    )
+    if report.drifted:
+        console.print(
+            "DRIFTED: this machine no longer times the sentinels as the calibration predicts; "
+            "run a fresh campaign and `execrl timing calibrate` again",
+            highlight=False,
+        )
+        return EXIT_CHECK_FAILED
+    console.print("no drift: every sentinel is within the band", highlight=False)
+    return EXIT_OK
+
+
+def parse_sentinel(text: str) -> tuple[str, str]:
+    problem, sep, reference = text.partition(":")
+    if not sep or not problem or not reference:
+        raise ExecrlError(f"--sentinel {text!r}: write it as PROBLEM:REFERENCE")
+    return problem, reference
+
+
+# --------------------------------------------------------------------------------------------
+# report
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    store = open_store(args.store)
+    campaign = store.load(args.campaign)
+    cmap = load_calibration(store, args.calibration) if args.calibration else None
+    fresh_id = args.fresh or (cmap.fitted_on[-1] if cmap and cmap.fitted_on else None)
+    if cmap is not None and fresh_id is None:
+        raise ExecrlError("--calibration needs a fresh campaign to compare with; give --fresh")
+    fresh = store.load(fresh_id) if fresh_id else None
+    out = args.out or store.root / "reports" / campaign.id
+    path = write_report(campaign, out, fresh=fresh, calibration=cmap, contention=args.contention)
+    console.print(f"report written to {path}", highlight=False)
+    return EXIT_OK
