@@ -1,0 +1,9 @@
+"""Adapters that plug execrl's rewards into other training libraries (see docs/integrations.md).
+
+``ExecrlRewardFunction`` is a TRL-style reward function: ``f(prompts, completions, **kwargs)``
+returns one reward per completion, scored by running the extracted program in the sandbox.
+"""
+
+from execrl.integrations.trl import AsyncExecrlRewardFunction, ExecrlRewardFunction, execrl_dataset
+
+__all__ = ["AsyncExecrlRewardFunction", "ExecrlRewardFunction", "execrl_dataset"]

@@ -1,0 +1,249 @@
+"""execrl as a reward function for TRL's trainers (GRPOTrainer and friends).
+
+TRL calls a reward function as ``f(prompts=..., completions=..., **kwargs)``, where ``kwargs``
+holds the dataset's extra columns (one value per completion) plus ``completion_ids``,
+``trainer_state``, ``log_metric`` and ``log_extra``. It expects one float per completion;
+``None`` means "no reward for this one" (TRL turns it into NaN and leaves it out of the means).
+
+``ExecrlRewardFunction`` looks each completion's problem up by the ``problem_id`` column,
+extracts the program, and scores the whole batch in one ``score_batch`` call, so every
+execution of the batch shares the sandbox pool. An inconclusive execution (the sandbox failed,
+not the program) is returned as ``None``, never as a score.
+
+The object is picklable: the sandbox pool is opened lazily in the process that calls it, and a
+pickled copy (or a forked child) opens its own. No ``signal.alarm`` is used anywhere, so it is
+safe to call from any thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from execrl.errors import ExecrlError
+from execrl.extract import extract_code
+from execrl.problems.models import Problem
+from execrl.rewards.compositions import reward as build_reward
+from execrl.rewards.scoring import EnvSpec, Executor, Group, RewardSpec, score_batch
+
+SYSTEM_PROMPT = (
+    "You are an expert competitive programmer. Solve the problem with a complete Python 3 "
+    "program that reads standard input and writes standard output."
+)
+USER_SUFFIX = "Write your solution as a Python program in a single ```python fenced block."
+PROMPT_STYLES = ("chat", "text")
+
+ProblemSource = Sequence[Problem] | Mapping[str, Problem] | str | Path | None
+
+
+class ExecrlRewardFunction:
+    """A TRL reward function: completions in, one reward in [−1, 1] (or None) out.
+
+    ``env`` and ``reward`` are the specs ``execrl.rewards.score`` accepts. ``problems`` is a
+    list of Problems, a mapping id → Problem, a source for ``load_problems`` (a path or
+    ``"bundled"``), or None for the bundled set; a source is read on first use. Each
+    completion's problem is the value of the dataset column ``problem_column``.
+
+    ``executor`` is a pool you own (kept open, never closed here, and pickled as it is: pass
+    ``workers`` instead when the function must be pickled). Without one, a ``LocalExecutor``
+    with ``workers`` workers (default: one per core) is opened on first call in the calling
+    process and closed by ``close()`` or at garbage collection.
+    """
+
+    def __init__(
+        self,
+        env: EnvSpec = "mc",
+        reward: RewardSpec = "collapsed",
+        *,
+        problems: ProblemSource = None,
+        problem_column: str = "problem_id",
+        executor: Executor | None = None,
+        workers: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        build_reward(reward)  # fail now, not at the first training step, on a bad spec
+        self.env = env
+        self.reward = reward
+        self.problem_column = problem_column
+        self.executor = executor
+        self.workers = workers
+        self.__name__ = name or _default_name(reward)
+        """TRL logs this function's rewards as ``rewards/<__name__>/mean``."""
+        self._source = problems
+        self._problems = _index(problems) if _is_collection(problems) else None
+        self._init_runtime()
+
+    def _init_runtime(self) -> None:
+        self._lock = threading.Lock()
+        self._own: Any = None  # the LocalExecutor this object opened, if any
+        self._own_pid = -1  # the process that opened it (a forked child must open its own)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        for key in ("_lock", "_own", "_own_pid"):
+            state.pop(key)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._init_runtime()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(env={self.env!r}, reward={self.reward!r})"
+
+    def __call__(
+        self, prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any
+    ) -> list[float | None]:
+        ids = self._problem_ids(kwargs, len(completions))
+        programs = [extract_code(completion_text(c)) for c in completions]
+        by_problem: dict[str, list[int]] = {}  # first-seen order; indices into the batch
+        for i, pid in enumerate(ids):
+            by_problem.setdefault(pid, []).append(i)
+        groups = [
+            Group(self.problem(pid), [programs[i] for i in indices])
+            for pid, indices in by_problem.items()
+        ]
+        scored = score_batch(
+            groups, env=self.env, reward=self.reward, executor=self._executor(), progress=False
+        )
+        rewards: list[float | None] = [None] * len(completions)
+        for indices, group_scores in zip(by_problem.values(), scored, strict=True):
+            for i, s in zip(indices, group_scores, strict=True):
+                rewards[i] = s.reward
+        log_metric = kwargs.get("log_metric")
+        if callable(log_metric) and rewards:
+            inconclusive = sum(r is None for r in rewards) / len(rewards)
+            log_metric(f"{self.__name__}/inconclusive_frac", inconclusive)
+        return rewards
+
+    def problem(self, problem_id: str) -> Problem:
+        """The Problem with this id, from ``problems``."""
+        if self._problems is None:
+            from execrl.problems.io import load_problems
+
+            self._problems = _index(load_problems(self._source or "bundled"))
+        try:
+            return self._problems[problem_id]
+        except KeyError:
+            known = ", ".join(sorted(self._problems)[:5])
+            raise ExecrlError(
+                f"unknown problem id {problem_id!r} in column {self.problem_column!r} "
+                f"({len(self._problems)} problems known, e.g. {known}); pass the problem set "
+                "the dataset was built from as `problems=`"
+            ) from None
+
+    def close(self) -> None:
+        """Close the sandbox pool this object opened (a later call opens a new one)."""
+        with self._lock:
+            own, self._own = self._own, None
+        if own is not None and self._own_pid == os.getpid():
+            own.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # at shutdown the pool's own cleanup takes over
+            self.close()
+
+    def _problem_ids(self, kwargs: Mapping[str, Any], n: int) -> list[str]:
+        ids = kwargs.get(self.problem_column)
+        if ids is None:
+            columns = sorted(k for k in kwargs if k not in _TRL_KWARGS)
+            raise ExecrlError(
+                f"the reward function needs the dataset column {self.problem_column!r}, but "
+                f"the batch has only {columns}; build the dataset with "
+                "execrl.integrations.execrl_dataset() or pass problem_column="
+            )
+        ids = list(ids)
+        if len(ids) != n:
+            raise ExecrlError(
+                f"column {self.problem_column!r} has {len(ids)} values for {n} completions; "
+                "pass one problem id per completion"
+            )
+        return [str(pid) for pid in ids]
+
+    def _executor(self) -> Executor:
+        if self.executor is not None:
+            return self.executor
+        with self._lock:
+            if self._own is None or self._own_pid != os.getpid():
+                from execrl.sandbox.executor import LocalExecutor
+
+                self._own = LocalExecutor(workers=self.workers)
+                self._own_pid = os.getpid()
+            return self._own
+
+
+class AsyncExecrlRewardFunction(ExecrlRewardFunction):
+    """The same reward function with ``async def __call__``: the scoring runs in a worker
+    thread, so the event loop stays free. TRL (>= 1.x) awaits async reward functions
+    concurrently with each other; custom loops can ``await`` it directly."""
+
+    async def __call__(  # type: ignore[override]
+        self, prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any
+    ) -> list[float | None]:
+        sync_call = super().__call__
+        return await asyncio.to_thread(sync_call, prompts, completions, **kwargs)
+
+
+def completion_text(completion: Any) -> str:
+    """The text of one completion: a string as is; for chat messages, the last assistant
+    message's content (text parts joined)."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Mapping):
+        completion = [completion]
+    assistant = [m for m in completion if m.get("role", "assistant") == "assistant"]
+    if not assistant:
+        return ""
+    content = assistant[-1].get("content") or ""
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content if isinstance(part, Mapping))
+
+
+def execrl_dataset(problems: Sequence[Problem], prompt_style: str = "chat") -> Any:
+    """A ``datasets.Dataset`` with columns ``prompt`` and ``problem_id``, one row per problem.
+
+    ``prompt_style="chat"`` makes the prompt a system + user message list (TRL applies the
+    model's chat template); ``"text"`` makes it one plain string."""
+    if prompt_style not in PROMPT_STYLES:
+        raise ExecrlError(f"unknown prompt_style {prompt_style!r}; use one of {PROMPT_STYLES}")
+    from datasets import Dataset
+
+    rows = {"prompt": [], "problem_id": []}
+    for problem in problems:
+        user = f"{problem.statement.strip()}\n\n{USER_SUFFIX}"
+        if prompt_style == "chat":
+            prompt: Any = [
+                {"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": user},
+            ]
+        else:
+            prompt = f"{SYSTEM_PROMPT}\n\n{user}\n"
+        rows["prompt"].append(prompt)
+        rows["problem_id"].append(problem.id)
+    return Dataset.from_dict(rows)
+
+
+_TRL_KWARGS = {"completion_ids", "trainer_state", "log_metric", "log_extra", "environments"}
+
+
+def _default_name(reward: RewardSpec) -> str:
+    if isinstance(reward, str):
+        return "execrl_" + (re.sub(r"[^A-Za-z0-9_]+", "_", reward).strip("_") or "reward")
+    return "execrl_reward"
+
+
+def _is_collection(problems: ProblemSource) -> bool:
+    return problems is not None and not isinstance(problems, str | Path)
+
+
+def _index(problems: Sequence[Problem] | Mapping[str, Problem]) -> dict[str, Problem]:
+    if isinstance(problems, Mapping):
+        return dict(problems)
+    return {p.id: p for p in problems}

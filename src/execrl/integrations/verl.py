@@ -1,0 +1,305 @@
+"""execrl as a verl reward: ``compute_score`` for verl's reward managers, and the dataset.
+
+verl calls a custom reward function as
+``compute_score(data_source, solution_str, ground_truth, extra_info)`` (``NaiveRewardManager``,
+one sample at a time) or ``compute_score(data_sources, solution_strs, ground_truths,
+extra_infos)`` (``BatchRewardManager``); either may return a float or a dict with a
+``"score"`` key, whose other keys verl logs. Point verl at this module::
+
+    custom_reward_function.path=<site-packages>/execrl/integrations/verl.py
+    custom_reward_function.name=compute_score          # or compute_score_batch
+    reward_model.reward_manager=naive                  # or batch
+
+and train on a parquet file written by :func:`write_verl_dataset`. Each row's
+``reward_model.ground_truth`` is a JSON string ``{"problem_id", "env", "reward"}``; the
+program is the completion's last fenced Python block (:func:`execrl.extract.extract_code`).
+
+Where the problem comes from, in order: ``extra_info["problem_source"]``, the
+``EXECRL_PROBLEMS`` environment variable, else the bundled set. Loaded problems are cached per
+process. The environment and reward come from ``extra_info`` (per-row override), else the
+ground truth, else the ``env`` / ``reward`` keyword (verl's ``reward_kwargs``), else ``mc`` /
+``collapsed``.
+
+**Inconclusive executions.** execrl's reward is ``None`` when the sandbox, not the program,
+failed; verl needs a number, so ``score`` is then ``0.0`` and ``inconclusive`` is ``1.0``.
+Filter or mask on ``inconclusive`` — a 0.0 with ``inconclusive = 1.0`` is not a verdict on
+the program. A problem that cannot be found or a malformed ground truth raises
+:class:`~execrl.errors.ExecrlError`: a crashing reward is never scored silently.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from execrl.envs.multiturn import default_prompt
+from execrl.envs.outcome import Verdict
+from execrl.errors import ExecrlError
+from execrl.extract import extract_code
+from execrl.problems.io import BUNDLED, load_problem, load_problems
+from execrl.problems.models import Problem
+from execrl.rewards.scoring import Executor, Group, Scored, score_batch
+
+PROBLEMS_ENV_VAR = "EXECRL_PROBLEMS"
+"""Environment variable naming the problem source when ``extra_info`` does not."""
+
+DEFAULT_ENV = "mc"
+DEFAULT_REWARD = "collapsed"
+
+SCORE_KEYS = (
+    "score",
+    "c_cor",
+    "c_strict",
+    "g",
+    "q",
+    "timeout_fraction",
+    "inconclusive",
+    "tests_passed_fraction",
+)
+"""Every dict :func:`compute_score` returns has exactly these keys, all floats (verl stacks
+each key into a per-batch list, so the set must not vary between samples)."""
+
+
+# -- public API ------------------------------------------------------------------------------
+def compute_score(
+    data_source: str,
+    solution_str: str,
+    ground_truth: str | Mapping[str, Any],
+    extra_info: Mapping[str, Any] | None = None,
+    *,
+    executor: Executor | None = None,
+    **kwargs: Any,
+) -> dict[str, float]:
+    """Run the program in ``solution_str`` on its problem and return ``SCORE_KEYS`` as floats.
+    ``data_source`` is accepted for verl's signature and not used."""
+    (result,) = compute_score_batch(
+        [data_source], [solution_str], [ground_truth], [extra_info], executor=executor, **kwargs
+    )
+    return result
+
+
+def compute_score_batch(
+    data_sources: Sequence[str],
+    solution_strs: Sequence[str],
+    ground_truths: Sequence[str | Mapping[str, Any]],
+    extra_infos: Sequence[Mapping[str, Any] | None] | None = None,
+    *,
+    executor: Executor | None = None,
+    **kwargs: Any,
+) -> list[dict[str, float]]:
+    """Score a whole batch, in order. Samples are grouped by problem and every execution is
+    spread over the pool at once: one ``score_batch`` call per distinct (env, reward) pair —
+    one call in the usual case where every row uses the same pair."""
+    n = len(solution_strs)
+    extra_infos = list(extra_infos) if extra_infos is not None else [None] * n
+    if not len(data_sources) == len(ground_truths) == len(extra_infos) == n:
+        raise ExecrlError(
+            f"compute_score_batch got {len(data_sources)} data sources, {n} solutions, "
+            f"{len(ground_truths)} ground truths and {len(extra_infos)} extra infos; "
+            "pass one of each per sample"
+        )
+    specs = [_spec(gt, info, kwargs) for gt, info in zip(ground_truths, extra_infos, strict=True)]
+    for spec in specs:  # an unknown problem fails here, before any sandbox starts
+        _problem(spec["source"], spec["problem_id"])
+    results: list[dict[str, float] | None] = [None] * n
+    by_setting: dict[str, list[int]] = {}
+    for i, spec in enumerate(specs):
+        key = json.dumps([spec["env"], spec["reward"]], sort_keys=True)
+        by_setting.setdefault(key, []).append(i)
+    for indices in by_setting.values():
+        first = specs[indices[0]]
+        scored = _score_group(
+            [(specs[i], solution_strs[i]) for i in indices],
+            env=first["env"],
+            reward=first["reward"],
+            executor=executor or _executor(),
+        )
+        for i, one in zip(indices, scored, strict=True):
+            results[i] = _result(one)
+    return results  # type: ignore[return-value]
+
+
+def write_verl_dataset(
+    problems: Iterable[Problem],
+    path: str | Path,
+    *,
+    env: str | Mapping[str, Any] = DEFAULT_ENV,
+    reward: str | Mapping[str, Any] = DEFAULT_REWARD,
+    split: str = "train",
+    problem_source: str | None = None,
+) -> Path:
+    """Write ``problems`` as a verl parquet file: ``data_source`` (``execrl/<dataset>``),
+    ``prompt`` (chat messages), ``ability`` (``code``), ``reward_model`` (``{"style": "rule",
+    "ground_truth": json}``) and ``extra_info`` (``{problem_id, split, index}``, plus
+    ``problem_source`` when given — needed for problems that are not bundled unless
+    ``EXECRL_PROBLEMS`` names their source at training time)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [
+        _row(problem, index, env=env, reward=reward, split=split, problem_source=problem_source)
+        for index, problem in enumerate(problems)
+    ]
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    return path
+
+
+# -- dataset rows ----------------------------------------------------------------------------
+def _row(
+    problem: Problem,
+    index: int,
+    *,
+    env: str | Mapping[str, Any],
+    reward: str | Mapping[str, Any],
+    split: str,
+    problem_source: str | None,
+) -> dict[str, Any]:
+    truth = {"problem_id": problem.id, "env": env, "reward": reward}
+    extra: dict[str, Any] = {"problem_id": problem.id, "split": split, "index": index}
+    if problem_source is not None:
+        extra["problem_source"] = str(problem_source)
+    return {
+        "data_source": f"execrl/{problem.source.dataset}",
+        "prompt": default_prompt(problem),
+        "ability": "code",
+        "reward_model": {"style": "rule", "ground_truth": json.dumps(truth, sort_keys=True)},
+        "extra_info": extra,
+    }
+
+
+# -- scoring ---------------------------------------------------------------------------------
+def _spec(
+    ground_truth: str | Mapping[str, Any],
+    extra_info: Mapping[str, Any] | None,
+    defaults: Mapping[str, Any],
+) -> dict[str, Any]:
+    """Problem id, source, env and reward for one sample (extra_info > ground truth >
+    keyword > default)."""
+    truth = _parse_ground_truth(ground_truth)
+    info = dict(extra_info or {})
+    problem_id = info.get("problem_id") or truth.get("problem_id")
+    if not problem_id:
+        raise ExecrlError(
+            f"no problem id in ground_truth {ground_truth!r} or extra_info; write the dataset "
+            "with execrl.integrations.verl.write_verl_dataset"
+        )
+    source = info.get("problem_source") or os.environ.get(PROBLEMS_ENV_VAR) or BUNDLED
+
+    def pick(name: str, default: str) -> Any:
+        return info.get(name) or truth.get(name) or defaults.get(name) or default
+
+    return {
+        "problem_id": str(problem_id),
+        "source": str(source),
+        "env": pick("env", DEFAULT_ENV),
+        "reward": pick("reward", DEFAULT_REWARD),
+    }
+
+
+def _parse_ground_truth(ground_truth: str | Mapping[str, Any]) -> dict[str, Any]:
+    if isinstance(ground_truth, Mapping):
+        return dict(ground_truth)
+    try:
+        parsed = json.loads(ground_truth) if ground_truth else {}
+    except (TypeError, json.JSONDecodeError) as exc:
+        raise ExecrlError(
+            f"ground_truth {ground_truth!r} is not execrl's JSON; write the dataset with "
+            "execrl.integrations.verl.write_verl_dataset"
+        ) from exc
+    if not isinstance(parsed, dict):
+        raise ExecrlError(f"ground_truth {ground_truth!r} must be a JSON object")
+    return parsed
+
+
+def _score_group(
+    samples: list[tuple[dict[str, Any], str]], *, env: Any, reward: Any, executor: Executor
+) -> list[Scored]:
+    """Score samples sharing one (env, reward): one Group per problem, results in order."""
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, (spec, _) in enumerate(samples):
+        groups.setdefault((spec["source"], spec["problem_id"]), []).append(i)
+    batch = [
+        Group(_problem(source, pid), [extract_code(samples[i][1]) for i in indices])
+        for (source, pid), indices in groups.items()
+    ]
+    scored = score_batch(batch, env=env, reward=reward, executor=executor, progress=False)
+    out: list[Scored | None] = [None] * len(samples)
+    for indices, group_scores in zip(groups.values(), scored, strict=True):
+        for i, one in zip(indices, group_scores, strict=True):
+            out[i] = one
+    return out  # type: ignore[return-value]
+
+
+def _result(scored: Scored) -> dict[str, float]:
+    outcome = scored.outcome
+    tests = outcome.tests
+    passed = sum(t.verdict is Verdict.SUCCESS for t in tests)
+    return {
+        # verl needs a number: an inconclusive execution scores 0.0 and says so.
+        "score": float(scored.reward) if scored.reward is not None else 0.0,
+        "c_cor": float(outcome.c_cor),
+        "c_strict": float(outcome.c_strict),
+        "g": float(outcome.g),
+        "q": float(outcome.q),
+        "timeout_fraction": float(outcome.timeout_fraction),
+        "inconclusive": float(outcome.inconclusive or scored.reward is None),
+        "tests_passed_fraction": passed / len(tests) if tests else 0.0,
+    }
+
+
+# -- per-process state -----------------------------------------------------------------------
+@functools.cache
+def _problem(source: str, problem_id: str) -> Problem:
+    """One problem, cached. Folder sources read only that problem's folder; file sources are
+    read once and indexed."""
+    if source == BUNDLED or Path(source).is_dir():
+        return load_problem(source, problem_id)
+    index = _problem_index(source)
+    if problem_id not in index:
+        raise ExecrlError(
+            f"no problem with id {problem_id!r} in {source}; check extra_info['problem_source'] "
+            f"or ${PROBLEMS_ENV_VAR}"
+        )
+    return index[problem_id]
+
+
+@functools.cache
+def _problem_index(source: str) -> dict[str, Problem]:
+    return {p.id: p for p in load_problems(source)}
+
+
+_EXECUTOR: Any = None
+_EXECUTOR_PID: int | None = None
+
+
+def _executor() -> Executor:
+    """This process's LocalExecutor, created on first use and closed at exit. A forked child
+    (verl's workers) gets its own rather than the parent's fork servers."""
+    global _EXECUTOR, _EXECUTOR_PID
+    if _EXECUTOR is None or os.getpid() != _EXECUTOR_PID:
+        from execrl.sandbox.executor import LocalExecutor
+
+        _EXECUTOR, _EXECUTOR_PID = LocalExecutor(), os.getpid()
+        atexit.register(_close_executor, _EXECUTOR, _EXECUTOR_PID)
+    return _EXECUTOR
+
+
+def _close_executor(executor: Any, pid: int) -> None:
+    if os.getpid() == pid:  # a forked child must not close its parent's fork servers
+        executor.close()
+
+
+__all__ = [
+    "PROBLEMS_ENV_VAR",
+    "SCORE_KEYS",
+    "compute_score",
+    "compute_score_batch",
+    "write_verl_dataset",
+]
