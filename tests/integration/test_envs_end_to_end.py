@@ -8,6 +8,7 @@ must follow the references' measured speed, and incorrect code must get the fail
 
 from __future__ import annotations
 
+import math
 import statistics
 
 import pytest
@@ -17,6 +18,7 @@ from execrl.problems import load_bundled
 from execrl.problems.models import ReferenceLabel
 from execrl.rewards import rescore
 from execrl.sandbox.executor import ExecutionRequest
+from execrl.stats import spearman
 from execrl.timing import measure_reference_durations
 
 PROBLEMS = ["balanced-brackets", "anagram-groups"]
@@ -57,30 +59,16 @@ def _rewards(problem, records, preset: str, reward: str) -> dict[str, float]:
     return out
 
 
+def _spearman_or_0(xs: list[float], ys: list[float]) -> float:
+    """Spearman, with a constant side (all rewards equal) counting as no agreement."""
+    rho = spearman(xs, ys)
+    return 0.0 if math.isnan(rho) else rho
+
+
 def _speed_order(problem) -> list[str]:
     """Correct references, fastest first, by their stored (first-run) total duration."""
     correct = problem.references_labelled(ReferenceLabel.CORRECT)
     return [r.name for r in sorted(correct, key=lambda r: sum(r.durations_s.values()))]
-
-
-def _spearman(xs: list[float], ys: list[float]) -> float:
-    def ranks(v):
-        order = sorted(range(len(v)), key=v.__getitem__)
-        r = [0.0] * len(v)
-        i = 0
-        while i < len(v):
-            j = i
-            while j + 1 < len(v) and v[order[j + 1]] == v[order[i]]:
-                j += 1
-            for k in range(i, j + 1):
-                r[order[k]] = (i + j) / 2
-            i = j + 1
-        return r
-
-    rx, ry = ranks(xs), ranks(ys)
-    if len(set(ry)) == 1:
-        return 0.0
-    return statistics.correlation(rx, ry)
 
 
 @pytest.mark.parametrize("problem_id", PROBLEMS)
@@ -114,4 +102,4 @@ def test_rewards_follow_the_speed_of_correct_references(scored_runs, problem_id,
         if preset.startswith(("qp", "qar")) and "graded" in reward:
             # ranking presets grade every speed: fastest > slowest, and order agrees
             assert values[0] > values[-1], values
-            assert _spearman(list(range(len(values))), [-v for v in values]) >= 0.6, values
+            assert _spearman_or_0(list(range(len(values))), [-v for v in values]) >= 0.6, values

@@ -48,6 +48,7 @@ from execrl.errors import ExecrlError, LoaderError
 from execrl.problems.models import Problem, ReferenceLabel
 from execrl.sandbox.limits import TimingMetric
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, load_records
+from execrl.stats import spearman as _spearman
 
 _NAN_AS_STRING = ConfigDict(ser_json_inf_nan="strings")
 """NaN (an undefined score) is written as "NaN" in JSON, so reports read back unchanged."""
@@ -279,22 +280,8 @@ def _split_rerun_scores(
 
 # -- the four axes -------------------------------------------------------------------------------
 def spearman(x: Sequence[float], y: Sequence[float]) -> float:
-    """Spearman rank correlation over the pairs where both are finite (average tied ranks);
-    NaN with fewer than 3 pairs or a constant side."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    both = np.isfinite(x) & np.isfinite(y)
-    if both.sum() < 3:
-        return float("nan")
-    rx, ry = _average_ranks(x[both]), _average_ranks(y[both])
-    if rx.std() == 0 or ry.std() == 0:
-        return float("nan")
-    return float(np.corrcoef(rx, ry)[0, 1])
-
-
-def _average_ranks(values: np.ndarray) -> np.ndarray:
-    below = np.sum(values[None, :] < values[:, None], axis=1)
-    equal = np.sum(values[None, :] == values[:, None], axis=1)
-    return below + (equal + 1) / 2
+    """Spearman over the finite pairs; NaN with fewer than 3 pairs or a constant side."""
+    return _spearman(x, y, min_pairs=3)
 
 
 def screening_row(

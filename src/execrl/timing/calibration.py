@@ -37,6 +37,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from execrl.errors import ExecrlError
+from execrl.stats import spearman
 from execrl.timing.store import Campaign, DurationStore, TimingMetric, triples
 
 MapKind = Literal["multiplicative", "affine", "power", "quadratic"]
@@ -223,28 +224,6 @@ def fit_map(
 
 # --------------------------------------------------------------------------------------------
 # Figures
-
-
-def spearman(x: np.ndarray, y: np.ndarray) -> float:
-    """Spearman's rank correlation (ties get their average rank); NaN when either side is
-    constant or there are fewer than 2 points."""
-    if len(x) < 2:
-        return math.nan
-    rx, ry = _ranks(np.asarray(x, dtype=float)), _ranks(np.asarray(y, dtype=float))
-    rx, ry = rx - rx.mean(), ry - ry.mean()
-    denominator = math.sqrt(float(np.dot(rx, rx)) * float(np.dot(ry, ry)))
-    return float(np.dot(rx, ry)) / denominator if denominator > 0 else math.nan
-
-
-def _ranks(values: np.ndarray) -> np.ndarray:
-    order = np.argsort(values, kind="stable")
-    ranks = np.empty(len(values))
-    ranks[order] = np.arange(len(values), dtype=float)
-    for value in np.unique(values):  # ties share the mean of their ranks
-        tied = values == value
-        if tied.sum() > 1:
-            ranks[tied] = ranks[tied].mean()
-    return ranks
 
 
 def r_squared(predicted: np.ndarray, actual: np.ndarray) -> float:

@@ -34,8 +34,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from execrl.envs.operators import per_test_percentiles
-from execrl.envs.screening import spearman
 from execrl.sandbox.records import Status
+from execrl.stats import spearman
 from execrl.timing.store import Campaign, Measurement, TimingMetric
 
 TIMINGS: tuple[TimingMetric, ...] = ("cpu", "wall")
