@@ -214,12 +214,15 @@ def call_preset(registry: Mapping[str, Callable], what: str, name: str, args, kw
     try:
         return fn(*args, **kwargs)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ExecrlError(f"{what} {name}: {where}: {first['msg']}") from None
+        raise ExecrlError(f"{what} {name}: {_first_error(exc)}") from None
     except (TypeError, ValueError) as exc:  # e.g. a word where a number belongs
         given = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])
         raise ExecrlError(f"{what} {name}({given}): {exc}") from None
+
+
+def _first_error(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    return f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
 
 
 def environment(spec: str | Mapping | Path | EnvironmentConfig | Environment) -> Environment:
@@ -242,9 +245,7 @@ def environment(spec: str | Mapping | Path | EnvironmentConfig | Environment) ->
         try:
             return Environment(EnvironmentConfig.model_validate(spec))
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            raise ExecrlError(f"environment config: {where}: {first['msg']}") from None
+            raise ExecrlError(f"environment config: {_first_error(exc)}") from None
     raise ExecrlError(f"cannot build an environment from {type(spec).__name__}")
 
 
