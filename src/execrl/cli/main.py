@@ -13,6 +13,7 @@ from execrl.cli import metrics as metrics_cmd
 from execrl.cli import problems as problems_cmd
 from execrl.cli import run as run_cmd
 from execrl.cli import score as score_cmd
+from execrl.cli import solver as solver_cmd
 from execrl.cli import timing as timing_cmd
 from execrl.cli._common import EXIT_EXECRL_FAILED
 from execrl.errors import ExecrlError
@@ -30,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_cmd.register(commands)
     metrics_cmd.register(commands)
     timing_cmd.register(commands)
+    solver_cmd.register(commands)
     return parser
 
 

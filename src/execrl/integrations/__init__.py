@@ -4,6 +4,18 @@
 returns one reward per completion, scored by running the extracted program in the sandbox.
 """
 
-from execrl.integrations.trl import AsyncExecrlRewardFunction, ExecrlRewardFunction, execrl_dataset
+from execrl.integrations.trl import (
+    AsyncExecrlRewardFunction,
+    ExecrlRewardFunction,
+    SolverRewardFunction,
+    execrl_dataset,
+    solver_dataset,
+)
 
-__all__ = ["AsyncExecrlRewardFunction", "ExecrlRewardFunction", "execrl_dataset"]
+__all__ = [
+    "AsyncExecrlRewardFunction",
+    "ExecrlRewardFunction",
+    "SolverRewardFunction",
+    "execrl_dataset",
+    "solver_dataset",
+]

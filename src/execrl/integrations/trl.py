@@ -171,11 +171,80 @@ class ExecrlRewardFunction:
             return self.executor
         with self._lock:
             if self._own is None or self._own_pid != os.getpid():
-                from execrl.sandbox.executor import LocalExecutor
-
-                self._own = LocalExecutor(workers=self.workers)
+                self._own = self._open_executor()
                 self._own_pid = os.getpid()
             return self._own
+
+    def _open_executor(self) -> Any:
+        from execrl.sandbox.executor import LocalExecutor
+
+        return LocalExecutor(workers=self.workers)
+
+
+class SolverRewardFunction(ExecrlRewardFunction):
+    """A TRL reward function for optimisation modelling (docs/solver-rewards.md): each
+    completion's code runs with the open-source solvers in the sandbox and is scored against
+    the dataset column ``answer_column`` (a number, a numeric string, or ``"infeasible"`` /
+    ``"unbounded"``) under a solver reward (``"paper"``, ``"authors"``, a mapping such as
+    ``{"preset": "paper", "stage": 2}``, or a SolverRewardConfig). Pool, pickling and
+    ``close()`` work as for :class:`ExecrlRewardFunction`; the pool it opens can import the
+    solvers (``solver_executor``)."""
+
+    def __init__(
+        self,
+        reward: Any = "paper",
+        *,
+        answer_column: str = "answer",
+        executor: Any = None,
+        workers: int | None = None,
+        limits: Any = None,
+        name: str | None = None,
+    ) -> None:
+        from execrl.rewards.solver import solver_reward_config
+
+        self.config = solver_reward_config(reward)  # fail now on a bad spec
+        self.reward = reward
+        self.answer_column = answer_column
+        self.executor = executor
+        self.workers = workers
+        self.limits = limits
+        self.__name__ = name or _default_name(reward).replace("execrl_", "execrl_solver_", 1)
+        self._init_runtime()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(reward={self.reward!r})"
+
+    def __call__(
+        self, prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any
+    ) -> list[float | None]:
+        from execrl.rewards.solver import score_solver_responses
+
+        answers = kwargs.get(self.answer_column)
+        if answers is None or len(list(answers)) != len(completions):
+            columns = sorted(k for k in kwargs if k not in _TRL_KWARGS)
+            raise ExecrlError(
+                f"the solver reward needs one ground truth per completion in the dataset "
+                f"column {self.answer_column!r}; the batch has {columns}"
+            )
+        scored = score_solver_responses(
+            [completion_text(c) for c in completions],
+            list(answers),
+            reward=self.config,
+            executor=self._executor(),
+            limits=self.limits,
+        )
+        rewards = [s.reward for s in scored]
+        log_metric = kwargs.get("log_metric")
+        if callable(log_metric) and rewards:
+            log_metric(f"{self.__name__}/accuracy", sum(s.correct for s in scored) / len(scored))
+            inconclusive = sum(r is None for r in rewards) / len(rewards)
+            log_metric(f"{self.__name__}/inconclusive_frac", inconclusive)
+        return rewards
+
+    def _open_executor(self) -> Any:
+        from execrl.rewards.solver import solver_executor
+
+        return solver_executor(workers=self.workers)
 
 
 class AsyncExecrlRewardFunction(ExecrlRewardFunction):
@@ -228,6 +297,23 @@ def execrl_dataset(problems: Sequence[Problem], prompt_style: str = "chat") -> A
         rows["prompt"].append(prompt)
         rows["problem_id"].append(problem.id)
     return Dataset.from_dict(rows)
+
+
+def solver_dataset(problems: Sequence[Any]) -> Any:
+    """A ``datasets.Dataset`` for :class:`SolverRewardFunction`: ``prompt`` (system + user
+    messages stating the response format), ``answer`` (as a string: numbers and statuses share
+    the column) and ``problem_id``, one row per OptimProblem."""
+    from datasets import Dataset
+
+    from execrl.rewards.solver import solver_messages
+
+    return Dataset.from_dict(
+        {
+            "prompt": [solver_messages(p) for p in problems],
+            "answer": [str(p.answer) for p in problems],
+            "problem_id": [p.id for p in problems],
+        }
+    )
 
 
 _TRL_KWARGS = {"completion_ids", "trainer_state", "log_metric", "log_extra", "environments"}

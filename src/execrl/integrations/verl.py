@@ -151,6 +151,157 @@ def write_verl_dataset(
     return path
 
 
+# -- solver rewards (docs/solver-rewards.md) -------------------------------------------------
+SOLVER_SCORE_KEYS = (
+    "score",
+    "format",
+    "execution",
+    "accuracy",
+    "bonus",
+    "correct",
+    "inconclusive",
+)
+"""Every dict :func:`compute_solver_score` returns has exactly these keys, all floats."""
+
+
+def compute_solver_score(
+    data_source: str,
+    solution_str: str,
+    ground_truth: Any,
+    extra_info: Mapping[str, Any] | None = None,
+    *,
+    executor: Executor | None = None,
+    **kwargs: Any,
+) -> dict[str, float]:
+    """The solver reward of one response: ``ground_truth`` is the optimal objective (a number
+    or numeric string) or ``"infeasible"`` / ``"unbounded"``, or the JSON object
+    ``{"answer": ..., "reward": ...}``. The reward (``"paper"``, ``"authors"``, or a mapping
+    such as ``{"preset": "paper", "stage": 2}``) comes from ``extra_info["reward"]``, the
+    ground truth, else the ``reward`` keyword (verl's ``reward_kwargs``; ``stage=2`` also
+    works there), else ``paper``. ``data_source`` is accepted for verl's signature."""
+    (result,) = compute_solver_score_batch(
+        [data_source], [solution_str], [ground_truth], [extra_info], executor=executor, **kwargs
+    )
+    return result
+
+
+def compute_solver_score_batch(
+    data_sources: Sequence[str],
+    solution_strs: Sequence[str],
+    ground_truths: Sequence[Any],
+    extra_infos: Sequence[Mapping[str, Any] | None] | None = None,
+    *,
+    executor: Executor | None = None,
+    **kwargs: Any,
+) -> list[dict[str, float]]:
+    """:func:`compute_solver_score` for a batch; every program runs on the pool at once (one
+    run per distinct reward setting, usually one)."""
+    from execrl.problems.optim import parse_answer
+    from execrl.rewards.solver import score_solver_responses, solver_reward_config
+
+    n = len(solution_strs)
+    extra_infos = list(extra_infos) if extra_infos is not None else [None] * n
+    if not len(data_sources) == len(ground_truths) == len(extra_infos) == n:
+        raise ExecrlError(
+            f"compute_solver_score_batch got {len(data_sources)} data sources, {n} solutions, "
+            f"{len(ground_truths)} ground truths and {len(extra_infos)} extra infos; "
+            "pass one of each per sample"
+        )
+    keyword = kwargs.get("reward", "paper")
+    default = dict(keyword) if isinstance(keyword, Mapping) else {"preset": keyword}
+    if "stage" in kwargs:
+        default["stage"] = kwargs["stage"]
+    answers, settings = [], []
+    for truth, info in zip(ground_truths, extra_infos, strict=True):
+        parsed = _solver_truth(truth)
+        answers.append(parse_answer(parsed.get("answer"), where=f"answer {len(answers)}"))
+        settings.append((info or {}).get("reward") or parsed.get("reward") or default)
+    results: list[dict[str, float] | None] = [None] * n
+    by_setting: dict[str, list[int]] = {}
+    for i, setting in enumerate(settings):
+        by_setting.setdefault(json.dumps(setting, sort_keys=True), []).append(i)
+    configs = [solver_reward_config(settings[indices[0]]) for indices in by_setting.values()]
+    for indices, config in zip(by_setting.values(), configs, strict=True):
+        scored = score_solver_responses(
+            [solution_strs[i] for i in indices],
+            [answers[i] for i in indices],
+            reward=config,
+            executor=executor or _solver_executor(),
+        )
+        for i, one in zip(indices, scored, strict=True):
+            results[i] = {
+                "score": one.reward if one.reward is not None else 0.0,
+                "format": one.format_score,
+                "execution": one.execution_score,
+                "accuracy": one.accuracy_score,
+                "bonus": one.bonus_score,
+                "correct": float(one.correct),
+                "inconclusive": float(one.reward is None),
+            }
+    return results  # type: ignore[return-value]
+
+
+def write_solver_verl_dataset(
+    problems: Iterable[Any],
+    path: str | Path,
+    *,
+    reward: str | Mapping[str, Any] = "paper",
+    split: str = "train",
+) -> Path:
+    """Write OptimProblems as a verl parquet file for :func:`compute_solver_score`:
+    ``prompt`` states the response format, ``reward_model.ground_truth`` is
+    ``{"answer", "reward"}`` as JSON."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from execrl.rewards.solver import solver_messages
+
+    rows = [
+        {
+            "data_source": f"execrl/{problem.source}",
+            "prompt": solver_messages(problem),
+            "ability": "optimization",
+            "reward_model": {
+                "style": "rule",
+                "ground_truth": json.dumps({"answer": problem.answer, "reward": reward}),
+            },
+            "extra_info": {"problem_id": problem.id, "split": split, "index": index},
+        }
+        for index, problem in enumerate(problems)
+    ]
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    return path
+
+
+def _solver_truth(ground_truth: Any) -> dict[str, Any]:
+    if isinstance(ground_truth, Mapping):
+        return dict(ground_truth)
+    if isinstance(ground_truth, str):
+        try:
+            decoded = json.loads(ground_truth)
+        except json.JSONDecodeError:
+            return {"answer": ground_truth}  # "infeasible", "1,234.5"
+        return dict(decoded) if isinstance(decoded, dict) else {"answer": decoded}
+    return {"answer": ground_truth}
+
+
+_SOLVER_EXECUTOR: Any = None
+_SOLVER_EXECUTOR_PID: int | None = None
+
+
+def _solver_executor() -> Executor:
+    """This process's solver executor (its sandboxes can import the solvers)."""
+    global _SOLVER_EXECUTOR, _SOLVER_EXECUTOR_PID
+    if _SOLVER_EXECUTOR is None or os.getpid() != _SOLVER_EXECUTOR_PID:
+        from execrl.rewards.solver import solver_executor
+
+        _SOLVER_EXECUTOR, _SOLVER_EXECUTOR_PID = solver_executor(), os.getpid()
+        atexit.register(_close_executor, _SOLVER_EXECUTOR, _SOLVER_EXECUTOR_PID)
+    return _SOLVER_EXECUTOR
+
+
 # -- dataset rows ----------------------------------------------------------------------------
 def _row(
     problem: Problem,
@@ -299,7 +450,11 @@ def _close_executor(executor: Any, pid: int) -> None:
 __all__ = [
     "PROBLEMS_ENV_VAR",
     "SCORE_KEYS",
+    "SOLVER_SCORE_KEYS",
     "compute_score",
     "compute_score_batch",
+    "compute_solver_score",
+    "compute_solver_score_batch",
+    "write_solver_verl_dataset",
     "write_verl_dataset",
 ]

@@ -1,0 +1,232 @@
+"""Evaluating a model on optimisation problems: pass@1, execution rate, error breakdown.
+
+K sampled responses per problem are run (all at once on the pool, with a progress bar) and
+judged against the ground truth with the evaluation tolerance (relative error < 1e-6):
+
+- **pass@1** — the mean over problems of the fraction of correct samples (the unbiased
+  pass@1 estimate with K samples);
+- **execution rate** — the share of samples whose code runs and reports a value;
+- **breakdown** — samples per category: ``extraction_failed``, ``timeout``,
+  ``execution_error``, ``wrong_answer``, ``correct`` (and ``inconclusive``, the sandbox's
+  failures, which are left out of both rates), overall and per benchmark (problem source);
+- with K ≥ 2, the accuracy of value-only majority voting and of instance-enhanced
+  self-consistency.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from execrl.errors import ExecrlError, LoaderError
+from execrl.problems.optim import Answer, OptimProblem, parse_answer
+from execrl.rewards.solver.consistency import instance_enhanced_vote, majority_vote
+from execrl.rewards.solver.execution import CapturingExecutor, run_solver_codes
+from execrl.rewards.solver.parsing import parse_response
+from execrl.rewards.solver.rewards import (
+    RELATIVE,
+    SolverScore,
+    Tolerance,
+    Verdict,
+    solver_reward,
+    solver_reward_config,
+)
+from execrl.sandbox.limits import Limits
+
+CATEGORIES = tuple(v.value for v in Verdict)
+
+
+class Summary(BaseModel):
+    """Rates and counts over one set of samples."""
+
+    n_problems: int
+    n_samples: int
+    pass_at_1: float | None
+    """None when no sample was conclusive."""
+    execution_rate: float | None
+    breakdown: dict[str, int]
+    """Samples per verdict category (every category present, zeros included)."""
+    majority_accuracy: float | None = None
+    """Value-only majority voting, over problems with at least two samples."""
+    instance_enhanced_accuracy: float | None = None
+    """Instance-enhanced self-consistency, over the same problems."""
+
+
+class EvaluationReport(BaseModel):
+    tolerance: str
+    overall: Summary
+    by_source: dict[str, Summary]
+
+
+@dataclass(frozen=True)
+class EvaluationResult:
+    report: EvaluationReport
+    scores: list[list[SolverScore]]
+    """Per problem, per sample, in the order given."""
+
+
+def evaluate_solver_samples(
+    problems: Sequence[OptimProblem],
+    samples: Sequence[Sequence[str]],
+    *,
+    tolerance: Tolerance = RELATIVE,
+    executor: CapturingExecutor | None = None,
+    limits: Limits | None = None,
+    progress: bool = True,
+) -> EvaluationResult:
+    """Run and judge K responses per problem (``samples[i]`` belongs to ``problems[i]``)."""
+    if len(problems) != len(samples):
+        raise ExecrlError(
+            f"{len(problems)} problems but {len(samples)} sample lists; pass one list each"
+        )
+    config = solver_reward_config("paper", tolerance=tolerance)
+    parsed = [[parse_response(r) for r in group] for group in samples]
+    flat = [p.code for group in parsed for p in group]
+    runs = iter(run_solver_codes(flat, executor=executor, limits=limits, progress=progress))
+    scores = [
+        [solver_reward(p, next(runs), problem.answer, config) for p in group]
+        for problem, group in zip(problems, parsed, strict=True)
+    ]
+    return EvaluationResult(summarise_evaluation(problems, scores, tolerance=tolerance), scores)
+
+
+def summarise_evaluation(
+    problems: Sequence[OptimProblem],
+    scores: Sequence[Sequence[SolverScore]],
+    *,
+    tolerance: Tolerance = RELATIVE,
+) -> EvaluationReport:
+    """The report from already scored samples (a pure function)."""
+    sources: dict[str, list[int]] = {}
+    for i, problem in enumerate(problems):
+        sources.setdefault(problem.source, []).append(i)
+    everything = list(range(len(problems)))
+    return EvaluationReport(
+        tolerance=tolerance.name,
+        overall=_summary(problems, scores, everything, tolerance),
+        by_source={
+            source: _summary(problems, scores, indices, tolerance)
+            for source, indices in sorted(sources.items())
+        },
+    )
+
+
+def _summary(
+    problems: Sequence[OptimProblem],
+    scores: Sequence[Sequence[SolverScore]],
+    indices: list[int],
+    tolerance: Tolerance,
+) -> Summary:
+    breakdown = dict.fromkeys(CATEGORIES, 0)
+    per_problem, executed, conclusive = [], 0, 0
+    majority, enhanced = [], []
+    for i in indices:
+        group = [s for s in scores[i] if s.verdict is not Verdict.INCONCLUSIVE]
+        for s in scores[i]:
+            breakdown[s.verdict.value] += 1
+        if not group:
+            continue
+        conclusive += len(group)
+        executed += sum(s.run.completed and s.run.answer is not None for s in group)
+        per_problem.append(sum(s.correct for s in group) / len(group))
+        if len(group) >= 2:
+            truth = problems[i].answer
+            answers = [s.run.answer if s.run.completed else None for s in group]
+            vote = majority_vote(answers, tolerance=tolerance)
+            majority.append(tolerance.matches(vote.answer, truth))
+            features = [s.run.features() for s in group]
+            vote = instance_enhanced_vote(features, tolerance=tolerance)
+            enhanced.append(tolerance.matches(vote.answer, truth))
+    return Summary(
+        n_problems=len(indices),
+        n_samples=sum(len(scores[i]) for i in indices),
+        pass_at_1=_mean(per_problem),
+        execution_rate=executed / conclusive if conclusive else None,
+        breakdown=breakdown,
+        majority_accuracy=_mean(majority),
+        instance_enhanced_accuracy=_mean(enhanced),
+    )
+
+
+def _mean(values: Sequence[float | bool]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def plot_breakdown(report: EvaluationReport, path: str | Path) -> Path:
+    """A PNG: one stacked bar of verdict shares per benchmark (and overall)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise ExecrlError("plotting needs matplotlib: pip install 'execrl[plot]'") from exc
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = [("overall", report.overall), *report.by_source.items()]
+    colours = {
+        "correct": "tab:green",
+        "wrong_answer": "tab:orange",
+        "execution_error": "tab:red",
+        "timeout": "tab:purple",
+        "extraction_failed": "tab:gray",
+        "inconclusive": "black",
+    }
+    fig, ax = plt.subplots(figsize=(10, 1.4 + 0.45 * len(rows)))
+    for y, (_, summary) in enumerate(rows):
+        left = 0.0
+        for category in CATEGORIES:
+            share = summary.breakdown[category] / max(summary.n_samples, 1)
+            label = category if y == 0 else None
+            ax.barh(y, share, left=left, color=colours[category], label=label)
+            left += share
+    ax.set_yticks(range(len(rows)), [name for name, _ in rows])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of samples")
+    ax.set_title(f"solver evaluation (tolerance {report.tolerance})", fontsize=10)
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+@dataclass(frozen=True)
+class ResponseRow:
+    """One row of a responses file: a problem id, a response, optionally its ground truth."""
+
+    problem_id: str
+    response: str
+    answer: Answer | None = None
+
+
+def read_responses(path: str | Path) -> list[ResponseRow]:
+    """A JSONL file of ``{"problem_id", "response"}`` rows (K rows per problem for K
+    samples); an ``answer`` field, when present, overrides the problem set's ground truth."""
+    path = Path(path)
+    if not path.is_file():
+        raise LoaderError(f"{path}: no such file")
+    rows = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise LoaderError(f"{where}: not valid JSON: {exc.msg}") from exc
+        if not isinstance(row, dict) or not isinstance(row.get("response"), str):
+            raise LoaderError(f"{where}: expected an object with a string field 'response'")
+        problem_id = row.get("problem_id", row.get("id"))
+        if problem_id is None:
+            raise LoaderError(f"{where}: no 'problem_id'")
+        answer = row.get("answer")
+        parsed = None if answer is None else parse_answer(answer, where=f"{where}: answer")
+        rows.append(ResponseRow(str(problem_id), row["response"], parsed))
+    return rows
