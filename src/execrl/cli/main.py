@@ -9,6 +9,7 @@ import argparse
 import sys
 
 from execrl import __version__
+from execrl.cli import eval as eval_cmd
 from execrl.cli import metrics as metrics_cmd
 from execrl.cli import problems as problems_cmd
 from execrl.cli import run as run_cmd
@@ -32,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     metrics_cmd.register(commands)
     timing_cmd.register(commands)
     solver_cmd.register(commands)
+    eval_cmd.register(commands)
     return parser
 
 

@@ -1,0 +1,334 @@
+"""The evaluation folder: samples of every model, then one campaign's records.
+
+::
+
+    DIR/eval.json              the problem set, the models and how they were sampled, and the
+                               campaign's settings (cap, repeats, seed, machine)
+    DIR/samples/<model>.jsonl  one row per sample: model, problem_id, index, completion, program
+    DIR/records.jsonl          the campaign's ExecutionRecords, in execution order
+    DIR/manifest.jsonl         one row per record, same order: sample (model, index) or reference
+
+Everything a metric needs is in these files; the problems themselves are reloaded from the
+source named in ``eval.json`` and checked against the fingerprint taken when sampling.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from execrl.errors import ExecrlError
+from execrl.problems.io import BUNDLED, load_problem, load_problems, select_problems
+from execrl.problems.models import Problem, TestGroup
+from execrl.sandbox.records import ExecutionRecord, load_records, save_records
+
+EVAL_FILE = "eval.json"
+SAMPLES_DIR = "samples"
+RECORDS_FILE = "records.jsonl"
+MANIFEST_FILE = "manifest.jsonl"
+REFERENCE = "reference"
+"""The manifest kind of a reference solution's record (they are not a model)."""
+
+_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ProblemSet(_Model):
+    """Which problems were sampled, where they load from, and their fingerprints."""
+
+    source: str
+    format: str | None = None
+    ids: list[str]
+    sha256: dict[str, str] = Field(default_factory=dict)
+    """Per problem, a hash of its tests (ids, groups, inputs, outputs) and limits."""
+
+
+class ModelInfo(_Model):
+    """One model's samples: where they came from and how they were drawn."""
+
+    label: str
+    kind: Literal["local", "endpoint", "file", "programs"]
+    model: str = ""
+    """The model folder, endpoint URL and model name, or the file the samples came from."""
+    n: int
+    settings: dict[str, Any] = Field(default_factory=dict)
+    """Sampling settings (temperature, max_new_tokens, top_p, seed, ...)."""
+    created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+
+class CampaignInfo(_Model):
+    """How the samples and references were executed together."""
+
+    created_at: datetime
+    seed: int
+    cap_s: float | None
+    """The hard cap every test ran under; None = each problem's own time limit."""
+    repeats: int
+    timing: Literal["cpu", "wall"]
+    workers: int
+    max_optimization_tests: int | None = None
+    """When set, only this many optimization tests per problem (smallest inputs) were run."""
+    machine: dict[str, Any] = Field(default_factory=dict)
+    isolation: list[str] = Field(default_factory=list)
+    samples: int
+    references: int
+    wall_s: float
+
+
+class EvalManifest(_Model):
+    """The contents of ``eval.json``."""
+
+    version: int = 1
+    problems: ProblemSet
+    models: list[ModelInfo] = Field(default_factory=list)
+    campaign: CampaignInfo | None = None
+
+
+class Sample(_Model):
+    """One sampled completion and the program extracted from it."""
+
+    model: str
+    problem_id: str
+    index: int
+    completion: str
+    program: str
+
+
+class ManifestEntry(_Model):
+    """Which program a campaign record belongs to."""
+
+    kind: Literal["sample", "reference"]
+    problem_id: str
+    model: str | None = None
+    index: int | None = None
+    reference: str | None = None
+    program_sha256: str
+
+
+def check_label(label: str) -> str:
+    """A model label names a file: letters, digits, ``_ . -``, starting with a letter/digit."""
+    if not _LABEL.match(label) or label == REFERENCE:
+        raise ExecrlError(
+            f"model label {label!r} is not usable: use letters, digits, '_', '.', '-' "
+            f"(and not {REFERENCE!r}), e.g. --label smollm2-t0.7"
+        )
+    return label
+
+
+def problem_fingerprint(problem: Problem) -> str:
+    """A hash of what execution depends on: tests (id, group, content), checker and limits."""
+    h = hashlib.sha256()
+    for part in (
+        problem.id,
+        repr(problem.time_limit_s),
+        repr(problem.memory_limit_mb),
+        problem.checker.model_dump_json(),
+        problem.starter_code or "",
+    ):
+        h.update(part.encode("utf-8") + b"\0")
+    for test in problem.tests:
+        h.update(test.model_dump_json().encode("utf-8") + b"\0")
+    return h.hexdigest()
+
+
+def restrict_optimization_tests(problem: Problem, max_tests: int | None) -> Problem:
+    """The problem with only its ``max_tests`` smallest optimization tests (by input length,
+    stable); the correctness tests are all kept."""
+    if max_tests is None:
+        return problem
+    optimization = problem.optimization_tests
+    keep = {t.id for t in sorted(optimization, key=_input_length)[:max_tests]}
+    tests = [t for t in problem.tests if t.group is not TestGroup.OPTIMIZATION or t.id in keep]
+    return problem.model_copy(update={"tests": tests})
+
+
+def _input_length(test) -> int:
+    return len(getattr(test, "input", "") or json.dumps(getattr(test, "args", "")))
+
+
+class EvalFolder:
+    """An evaluation folder on disk (see the module docstring for its layout)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    def __repr__(self) -> str:
+        return f"EvalFolder({str(self.path)!r})"
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.path / EVAL_FILE
+
+    def exists(self) -> bool:
+        return self.manifest_path.is_file()
+
+    # -- eval.json ---------------------------------------------------------------------------
+    def manifest(self) -> EvalManifest:
+        if not self.exists():
+            raise ExecrlError(
+                f"{self.path} is not an evaluation folder (no {EVAL_FILE}); "
+                "create one with `execrl eval sample --out DIR`"
+            )
+        try:
+            return EvalManifest.model_validate_json(self.manifest_path.read_text("utf-8"))
+        except (ValidationError, ValueError) as exc:
+            first = str(exc).splitlines()[0]
+            raise ExecrlError(f"{self.manifest_path}: not a valid {EVAL_FILE} ({first})") from None
+
+    def write_manifest(self, manifest: EvalManifest) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        tmp = self.manifest_path.with_suffix(".json.tmp")
+        tmp.write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        tmp.replace(self.manifest_path)
+
+    # -- samples -----------------------------------------------------------------------------
+    def samples_path(self, label: str) -> Path:
+        return self.path / SAMPLES_DIR / f"{check_label(label)}.jsonl"
+
+    def add_samples(
+        self,
+        info: ModelInfo,
+        samples: list[Sample],
+        problems: list[Problem],
+        *,
+        source: str,
+        format: str | None = None,
+        replace: bool = False,
+    ) -> Path:
+        """Store one model's samples. The first model fixes the problem set; later ones must
+        use the same problems. ``replace`` overwrites a model already sampled under the label
+        (and drops the campaign, which no longer matches the samples)."""
+        check_label(info.label)
+        if source != BUNDLED:
+            source = str(Path(source).resolve())
+        problem_set = ProblemSet(
+            source=source,
+            format=format,
+            ids=[p.id for p in problems],
+            sha256={p.id: problem_fingerprint(p) for p in problems},
+        )
+        if self.exists():
+            manifest = self.manifest()
+            if manifest.problems.ids != problem_set.ids or (
+                manifest.problems.sha256 != problem_set.sha256
+            ):
+                raise ExecrlError(
+                    f"{self.path} holds samples for other problems ({_ids(manifest.problems.ids)}"
+                    f"); sample the same problems, or use another --out folder"
+                )
+        else:
+            manifest = EvalManifest(problems=problem_set)
+        known = [m.label for m in manifest.models]
+        if info.label in known and not replace:
+            raise ExecrlError(
+                f"{self.path} already has samples from model {info.label!r}; "
+                "choose another --label or pass --replace"
+            )
+        wanted = {p.id for p in problems}
+        stray = sorted({s.problem_id for s in samples} - wanted)
+        if stray:
+            raise ExecrlError(f"samples for problems outside the set: {_ids(stray)}")
+        path = self.samples_path(info.label)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w", encoding="utf-8") as f:
+            for s in samples:
+                f.write(s.model_dump_json() + "\n")
+        models = [m for m in manifest.models if m.label != info.label] + [info]
+        # New samples: a campaign run before them no longer covers every model.
+        self.write_manifest(manifest.model_copy(update={"models": models, "campaign": None}))
+        return path
+
+    def samples(self) -> list[Sample]:
+        """Every model's samples, models in the order they were added."""
+        out = []
+        for info in self.manifest().models:
+            path = self.samples_path(info.label)
+            try:
+                lines = path.read_text("utf-8").splitlines()
+            except OSError as exc:
+                raise ExecrlError(f"{path}: cannot read samples ({exc.strerror})") from None
+            out.extend(Sample.model_validate_json(line) for line in lines if line.strip())
+        return out
+
+    # -- problems ----------------------------------------------------------------------------
+    def problems(self, *, check: bool = True, restrict: bool = True) -> list[Problem]:
+        """The sampled problems, reloaded from their source; ``check`` compares their
+        fingerprints with those taken at sampling, ``restrict`` keeps only the optimization
+        tests the campaign ran (``max_optimization_tests``)."""
+        manifest = self.manifest()
+        problems = load_problem_set(
+            manifest.problems.source, manifest.problems.format, manifest.problems.ids
+        )
+        if check:
+            changed = [
+                p.id
+                for p in problems
+                if manifest.problems.sha256.get(p.id) not in (None, problem_fingerprint(p))
+            ]
+            if changed:
+                raise ExecrlError(
+                    f"problems changed since they were sampled: {_ids(changed)} (tests or "
+                    f"limits differ in {manifest.problems.source}); resample them"
+                )
+        limit = manifest.campaign.max_optimization_tests if manifest.campaign and restrict else None
+        return [restrict_optimization_tests(p, limit) for p in problems]
+
+    # -- the campaign ------------------------------------------------------------------------
+    def write_campaign(
+        self, info: CampaignInfo, entries: list[ManifestEntry], records: list[ExecutionRecord]
+    ) -> None:
+        """Store a campaign's records and their manifest (same order), then its settings."""
+        if len(entries) != len(records):
+            raise ExecrlError(f"{len(entries)} manifest entries for {len(records)} records")
+        save_records(records, self.path / RECORDS_FILE)
+        with (self.path / MANIFEST_FILE).open("w", encoding="utf-8") as f:
+            for entry in entries:
+                f.write(entry.model_dump_json() + "\n")
+        self.write_manifest(self.manifest().model_copy(update={"campaign": info}))
+
+    def campaign(self) -> tuple[CampaignInfo, list[ManifestEntry], list[ExecutionRecord]]:
+        info = self.manifest().campaign
+        if info is None:
+            raise ExecrlError(
+                f"{self.path}: the samples have not been executed yet; "
+                f"run `execrl eval run {self.path}`"
+            )
+        try:
+            records = load_records(self.path / RECORDS_FILE)
+            lines = (self.path / MANIFEST_FILE).read_text("utf-8").splitlines()
+        except OSError as exc:
+            raise ExecrlError(f"{self.path}: campaign files missing ({exc})") from None
+        entries = [ManifestEntry.model_validate_json(line) for line in lines if line.strip()]
+        if len(entries) != len(records):
+            raise ExecrlError(
+                f"{self.path}: {MANIFEST_FILE} has {len(entries)} rows but {RECORDS_FILE} "
+                f"{len(records)}; rerun `execrl eval run`"
+            )
+        for entry, record in zip(entries, records, strict=True):
+            if entry.program_sha256 != record.program_sha256:
+                raise ExecrlError(
+                    f"{self.path}: {MANIFEST_FILE} and {RECORDS_FILE} disagree on "
+                    f"{entry.problem_id} ({entry.model or entry.reference}); rerun the campaign"
+                )
+        return info, entries, records
+
+
+def load_problem_set(source: str, format: str | None, ids: list[str]) -> list[Problem]:
+    """The problems ``ids`` from ``source``: folder sources read only those folders."""
+    if format is None and (source == BUNDLED or Path(source).is_dir()):
+        return [load_problem(source, pid) for pid in ids]
+    return select_problems(load_problems(source, format=format), ids)
+
+
+def _ids(ids: list[str], shown: int = 5) -> str:
+    more = f", … ({len(ids)} in all)" if len(ids) > shown else ""
+    return ", ".join(ids[:shown]) + more

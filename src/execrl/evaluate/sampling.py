@@ -1,0 +1,136 @@
+"""Sampling for evaluation: n completions per problem from a model, and the programs in them.
+
+Any :class:`Sampler` works — ``sample(conversation, n) -> n completions``. Two come with
+execrl: :class:`PolicySampler` around any chat policy with ``generate(conversations)`` (such
+as :class:`execrl.rl.generation.HFChatPolicy`, a local transformers model), and
+:class:`execrl.integrations.openai.OpenAIChatClient` (any OpenAI-compatible endpoint).
+Completions already sampled elsewhere are read from JSONL with :func:`samples_from_jsonl`.
+Programs are taken out of completions by :func:`execrl.extract.extract_code`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Protocol
+
+from execrl.envs.multiturn import Conversation, default_prompt
+from execrl.errors import ExecrlError
+from execrl.evaluate.folder import Sample
+from execrl.extract import extract_code
+from execrl.problems.models import Problem
+from execrl.sandbox.batch import _progress
+
+CODE_FIELDS = ("completion", "program", "code")
+"""JSONL fields holding a sample, in order of preference; only ``completion`` goes through
+``extract_code`` (the others are programs already)."""
+
+
+class Sampler(Protocol):
+    def sample(self, conversation: Conversation, n: int) -> list[str]:
+        """``n`` independent completions of ``conversation``."""
+        ...
+
+
+class Policy(Protocol):
+    def generate(self, conversations: list[Conversation]) -> list[str]: ...
+
+
+class PolicySampler:
+    """n completions of a conversation from a chat policy, ``batch_size`` copies per call
+    (each copy is sampled independently; a policy with temperature 0 repeats itself)."""
+
+    def __init__(self, policy: Policy, *, batch_size: int = 8) -> None:
+        if batch_size < 1:
+            raise ExecrlError(f"batch_size must be >= 1, got {batch_size}")
+        self.policy = policy
+        self.batch_size = batch_size
+
+    def sample(self, conversation: Conversation, n: int) -> list[str]:
+        out: list[str] = []
+        while len(out) < n:
+            size = min(self.batch_size, n - len(out))
+            out.extend(self.policy.generate([conversation] * size))
+        return out
+
+
+def sample_problems(
+    problems: Sequence[Problem],
+    sampler: Sampler,
+    *,
+    model: str,
+    n: int,
+    prompt: Callable[[Problem], Conversation] = default_prompt,
+    progress: bool = True,
+) -> list[Sample]:
+    """``n`` samples per problem, with the program extracted from each completion."""
+    if n < 1:
+        raise ExecrlError(f"n (samples per problem) must be >= 1, got {n}")
+    out = []
+    with _progress(progress) as bar:
+        task = bar.add_task(f"sampling {model}", total=n * len(problems))
+        for problem in problems:
+            completions = sampler.sample(prompt(problem), n)
+            if len(completions) != n:
+                raise ExecrlError(
+                    f"{model}: asked for {n} completions of {problem.id}, got {len(completions)}"
+                )
+            for i, completion in enumerate(completions):
+                program = extract_code(completion)
+                out.append(
+                    Sample(
+                        model=model,
+                        problem_id=problem.id,
+                        index=i,
+                        completion=completion,
+                        program=program,
+                    )
+                )
+            bar.advance(task, n)
+    return out
+
+
+def samples_from_programs(model: str, programs: Mapping[str, Sequence[str]]) -> list[Sample]:
+    """Samples from ready programs, ``{problem id: [program, ...]}`` (no extraction)."""
+    return [
+        Sample(model=model, problem_id=pid, index=i, completion=code, program=code)
+        for pid, codes in programs.items()
+        for i, code in enumerate(codes)
+    ]
+
+
+def samples_from_jsonl(path: str | Path, model: str) -> list[Sample]:
+    """Samples from a JSONL file of rows with ``problem_id`` and ``completion`` (extracted)
+    or ``program`` / ``code`` (taken as they are); indices count per problem in file order."""
+    path = Path(path)
+    opener = gzip.open if path.name.endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as f:
+            lines = [line for line in f if line.strip()]
+    except OSError as exc:
+        raise ExecrlError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    counts: dict[str, int] = defaultdict(int)
+    out = []
+    for number, line in enumerate(lines, 1):
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ExecrlError(f"{path}:{number}: not JSON ({exc.msg})") from None
+        field = next((f for f in CODE_FIELDS if isinstance(row.get(f), str)), None)
+        pid = row.get("problem_id") if isinstance(row, dict) else None
+        if not isinstance(pid, str) or field is None:
+            raise ExecrlError(
+                f"{path}:{number}: a row needs 'problem_id' and one of {', '.join(CODE_FIELDS)}"
+            )
+        text = row[field]
+        program = extract_code(text) if field == "completion" else text
+        out.append(
+            Sample(model=model, problem_id=pid, index=counts[pid], completion=text, program=program)
+        )
+        counts[pid] += 1
+    if not out:
+        raise ExecrlError(f"{path}: no samples in the file")
+    return out

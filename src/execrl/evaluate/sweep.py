@@ -1,0 +1,84 @@
+"""Sweeps: one axis of the replay settings (or τ) varied, every metric recomputed from the
+stored records at each value — how model comparisons move when the sandbox looks faster or
+slower (calibration α, β), when the time budget or intended limit changes, or along τ.
+
+Axes:
+
+- ``alpha``: the references' calibration slope, ``Γ(d) = α·d + β``. α < 1 makes the
+  references look faster (the samples rank worse), α > 1 slower.
+- ``beta``: the calibration offset in seconds.
+- ``cap_s``: a hard budget per test (at most the executed cap).
+- ``limit_s``: an absolute intended limit on the optimization tests.
+- ``tau``: the p_τ threshold itself (one replay serves every value).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from execrl.envs.operators import AbsoluteLimit
+from execrl.errors import ExecrlError
+from execrl.evaluate.metrics import EvalMetrics, evaluate
+from execrl.evaluate.replay import EvalData, ReplaySettings, replay
+
+AXES = ("alpha", "beta", "cap_s", "limit_s", "tau")
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    value: float
+    settings: ReplaySettings
+    metrics: EvalMetrics
+
+
+def settings_at(base: ReplaySettings, axis: str, value: float) -> ReplaySettings:
+    """``base`` with one axis set to ``value`` (``tau`` leaves the settings unchanged)."""
+    if axis not in AXES:
+        raise ExecrlError(f"unknown sweep axis {axis!r}; choose from {', '.join(AXES)}")
+    if axis == "tau":
+        return base
+    if axis == "limit_s":
+        return base.model_copy(update={"limit": AbsoluteLimit(seconds=value)})
+    try:
+        return ReplaySettings.model_validate({**base.model_dump(), axis: value})
+    except ValueError as exc:
+        first = str(exc).splitlines()
+        raise ExecrlError(
+            f"{axis}={value:g} is not a valid setting ({first[-1].strip()})"
+        ) from None
+
+
+def sweep(
+    data: EvalData,
+    axis: str,
+    values: Sequence[float],
+    *,
+    base: ReplaySettings | None = None,
+    taus: Sequence[float] = (100, 50, 30, 10),
+    ks: Sequence[int] = (1,),
+    progress: bool = False,
+    **options,
+) -> list[SweepPoint]:
+    """The metrics at each value of ``axis`` (``options`` go to :func:`compute_metrics`:
+    ``baseline``, ``resamples``, ``seed``, ...)."""
+    if not values:
+        raise ExecrlError("a sweep needs at least one value")
+    base = base or ReplaySettings()
+    settings = [settings_at(base, axis, v) for v in values]
+    shared = replay(data, base) if axis == "tau" else None
+    points = []
+    for value, setting in _track(list(zip(values, settings, strict=True)), progress, axis):
+        scored = shared or replay(data, setting)
+        point_taus = (value,) if axis == "tau" else tuple(taus)
+        metrics = evaluate(scored, taus=point_taus, ks=ks, **options)
+        points.append(SweepPoint(float(value), setting, metrics))
+    return points
+
+
+def _track(items: list, progress: bool, axis: str):
+    if not progress:
+        return items
+    from rich.progress import track
+
+    return track(items, description=f"replaying along {axis}")
