@@ -10,9 +10,12 @@ from execrl.problems.bundled import bundled_dir
 from execrl.problems.folder import is_problem_folder, read_problem_folder, write_problem_folder
 from execrl.problems.jsonl import read_problems_jsonl, write_problems_jsonl
 from execrl.problems.models import Problem
+from execrl.problems.starter import starter_path
 
 BUNDLED = "bundled"
 """The name that stands for the bundled problem set wherever a source path is expected."""
+STARTER = "starter"
+"""The name that stands for the starter set (easy function-completion problems)."""
 
 
 def _read_folders(path: Path) -> list[Problem]:
@@ -53,10 +56,12 @@ def guess_format(path: Path) -> str:
 
 
 def load_problems(source: str | Path = BUNDLED, *, format: str | None = None) -> list[Problem]:
-    """Load a problem set: ``"bundled"``, a problem folder, a folder of them, a .jsonl[.gz] file,
-    or a public dataset file with ``format`` naming its schema."""
+    """Load a problem set: ``"bundled"``, ``"starter"``, a problem folder, a folder of them, a
+    .jsonl[.gz] file, or a public dataset file with ``format`` naming its schema."""
     if str(source) == BUNDLED and format is None:
         return _read_folders(bundled_dir())
+    if str(source) == STARTER and format is None:
+        return read_problems_jsonl(starter_path())
     path = Path(source)
     if format == "humaneval" and str(source) in {"", BUNDLED, "installed"}:
         return _dataset_readers()["humaneval"](None)  # type: ignore[arg-type]
@@ -75,7 +80,7 @@ def load_problems(source: str | Path = BUNDLED, *, format: str | None = None) ->
 
 def load_problem(source: str | Path, problem_id: str, *, format: str | None = None) -> Problem:
     """One problem by id; for folder sources only that problem's folder is read."""
-    if format is None:
+    if format is None and str(source) != STARTER:
         root = bundled_dir() if str(source) == BUNDLED else Path(source)
         folder = root / _folder_name(problem_id)
         if root.is_dir() and is_problem_folder(folder):
