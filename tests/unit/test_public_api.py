@@ -6,7 +6,14 @@ import importlib
 
 import pytest
 
-PACKAGES = ["execrl.problems", "execrl.sandbox", "execrl.datagen"]
+PACKAGES = [
+    "execrl.problems",
+    "execrl.sandbox",
+    "execrl.datagen",
+    "execrl.evaluate",
+    "execrl.rewards.solver",
+    "execrl.report",
+]
 
 
 def _isort_key(name: str) -> tuple[int, str]:

@@ -485,7 +485,7 @@ def run_episodes(
                 f"the policy returned {len(completions)} completions for {len(active)} "
                 "conversations; it must return exactly one per conversation"
             )
-        programs = [extract_code(c) for c in completions]
+        programs = [extract_code(c, problem.entry_point) for c in completions]
         # execute: the whole turn of the group at once, all tests each
         requests = [
             make_request(p, f"episode-{i}/turn-{turn}")

@@ -79,7 +79,7 @@ def sample_problems(
                     f"{model}: asked for {n} completions of {problem.id}, got {len(completions)}"
                 )
             for i, completion in enumerate(completions):
-                program = extract_code(completion)
+                program = extract_code(completion, problem.entry_point)
                 out.append(
                     Sample(
                         model=model,

@@ -101,7 +101,10 @@ class ExecrlRewardFunction:
         self, prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any
     ) -> list[float | None]:
         ids = self._problem_ids(kwargs, len(completions))
-        programs = [extract_code(completion_text(c)) for c in completions]
+        programs = [
+            extract_code(completion_text(c), self.problem(pid).entry_point)
+            for c, pid in zip(completions, ids, strict=True)
+        ]
         by_problem: dict[str, list[int]] = {}  # first-seen order; indices into the batch
         for i, pid in enumerate(ids):
             by_problem.setdefault(pid, []).append(i)

@@ -377,8 +377,9 @@ def _score_group(
     for i, (spec, _) in enumerate(samples):
         groups.setdefault((spec["source"], spec["problem_id"]), []).append(i)
     batch = [
-        Group(_problem(source, pid), [extract_code(samples[i][1]) for i in indices])
+        Group(problem, [extract_code(samples[i][1], problem.entry_point) for i in indices])
         for (source, pid), indices in groups.items()
+        for problem in [_problem(source, pid)]
     ]
     scored = score_batch(batch, env=env, reward=reward, executor=executor, progress=False)
     out: list[Scored | None] = [None] * len(samples)
