@@ -14,6 +14,7 @@ from execrl.cli import metrics as metrics_cmd
 from execrl.cli import problems as problems_cmd
 from execrl.cli import run as run_cmd
 from execrl.cli import score as score_cmd
+from execrl.cli import simulate as simulate_cmd
 from execrl.cli import solver as solver_cmd
 from execrl.cli import timing as timing_cmd
 from execrl.cli._common import EXIT_EXECRL_FAILED
@@ -32,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_cmd.register(commands)
     metrics_cmd.register(commands)
     timing_cmd.register(commands)
+    simulate_cmd.register(commands)
     solver_cmd.register(commands)
     eval_cmd.register(commands)
     return parser
