@@ -46,6 +46,7 @@ from execrl.envs.metrics import HIGHER_IS_BETTER, RANKING_METRICS, badness
 from execrl.envs.references import Calibration, sanitise
 from execrl.errors import ExecrlError, LoaderError
 from execrl.problems.models import Problem, ReferenceLabel
+from execrl.report import pyplot
 from execrl.sandbox.limits import TimingMetric
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, load_records
 from execrl.stats import spearman as _spearman
@@ -377,13 +378,7 @@ PANELS = (
 def plot_screening(report: ScreeningReport, path: str | Path) -> Path:
     """A PNG with one panel per screening axis, the 17 metrics down the side; the metric the
     source kept (mean_percentile) is highlighted."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise ExecrlError("plotting needs matplotlib: pip install 'execrl[plot]'") from exc
+    plt = pyplot("screening plots")
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -50,6 +50,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from execrl.errors import ExecrlError
+from execrl.report import pyplot
 
 NoiseKind = Literal["additive", "multiplicative"]
 
@@ -400,13 +401,7 @@ def plot_noise_study(study: NoiseStudy, out_dir: str | Path) -> list[Path]:
     """Four PNGs in ``out_dir``: accuracy versus noise size (one panel per regime × noise kind),
     threshold, number of tests and shared share. Dashed lines are independent noise, solid
     ones noise shared by A and B; the dotted line is chance."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise ExecrlError("plotting needs matplotlib: pip install 'execrl[plot]'") from exc
+    plt = pyplot("noise-study plots")
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

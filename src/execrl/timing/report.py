@@ -16,7 +16,6 @@ backend, so nothing needs a display.
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -24,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from execrl.errors import ExecrlError
+from execrl.report import escape, pyplot, table_html
 from execrl.timing.calibration import pair_campaigns
 from execrl.timing.contention import ContentionReport, load_contention
 from execrl.timing.diagnostics import NoiseReport, diagnose
@@ -63,17 +62,7 @@ def write_report(
 
 
 def _pyplot():
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ExecrlError(
-            "timing reports draw PNGs with matplotlib, which is not installed; "
-            "pip install 'execrl[plot]'"
-        ) from None
-    return plt
+    return pyplot("timing reports")
 
 
 # --------------------------------------------------------------------------------------------
@@ -212,9 +201,7 @@ def _save(plt, fig, path: Path) -> None:
 
 
 def _html_table(header: list[str], rows: list[list[str]]) -> str:
-    head = "".join(f"<th>{_e(h)}</th>" for h in header)
-    body = "\n".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table>\n<tr>{head}</tr>\n{body}\n</table>"
+    return table_html(header, rows)
 
 
 def _page(title: str, body: str) -> str:
@@ -235,4 +222,4 @@ img {{ max-width: 100%; display: block; margin: 0.5em 0; }}
 
 
 def _e(text: object) -> str:
-    return html.escape(str(text))
+    return escape(text)

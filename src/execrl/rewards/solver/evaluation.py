@@ -24,6 +24,7 @@ from pydantic import BaseModel
 
 from execrl.errors import ExecrlError, LoaderError
 from execrl.problems.optim import Answer, OptimProblem, parse_answer
+from execrl.report import pyplot
 from execrl.rewards.solver.consistency import instance_enhanced_vote, majority_vote
 from execrl.rewards.solver.execution import CapturingExecutor, run_solver_codes
 from execrl.rewards.solver.parsing import parse_response
@@ -158,13 +159,7 @@ def _mean(values: Sequence[float | bool]) -> float | None:
 
 def plot_breakdown(report: EvaluationReport, path: str | Path) -> Path:
     """A PNG: one stacked bar of verdict shares per benchmark (and overall)."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:
-        raise ExecrlError("plotting needs matplotlib: pip install 'execrl[plot]'") from exc
+    plt = pyplot("breakdown plots")
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
