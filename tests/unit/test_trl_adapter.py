@@ -134,7 +134,9 @@ def test_dataset_has_chat_prompts_and_ids(problems):
     assert data["problem_id"] == IDS
     system, user = data[0]["prompt"]
     assert (system["role"], user["role"]) == ("system", "user")
-    assert problems[0].statement.strip() in user["content"] and "```python" in user["content"]
+    assert problems[0].statement.strip() in user["content"]
+    assert "standard input" in user["content"]  # stdin problems are told how they are run
+    assert "```python" in system["content"]
     text = execrl_dataset(problems, prompt_style="text")
     assert isinstance(text[0]["prompt"], str)
     with pytest.raises(ExecrlError, match="prompt_style"):

@@ -32,11 +32,6 @@ from execrl.problems.models import Problem
 from execrl.rewards.compositions import reward as build_reward
 from execrl.rewards.scoring import EnvSpec, Executor, Group, RewardSpec, score_batch
 
-SYSTEM_PROMPT = (
-    "You are an expert competitive programmer. Solve the problem with a complete Python 3 "
-    "program that reads standard input and writes standard output."
-)
-USER_SUFFIX = "Write your solution as a Python program in a single ```python fenced block."
 PROMPT_STYLES = ("chat", "text")
 
 ProblemSource = Sequence[Problem] | Mapping[str, Problem] | str | Path | None
@@ -281,22 +276,22 @@ def completion_text(completion: Any) -> str:
 def execrl_dataset(problems: Sequence[Problem], prompt_style: str = "chat") -> Any:
     """A ``datasets.Dataset`` with columns ``prompt`` and ``problem_id``, one row per problem.
 
-    ``prompt_style="chat"`` makes the prompt a system + user message list (TRL applies the
-    model's chat template); ``"text"`` makes it one plain string."""
+    The prompt is execrl's default one (``execrl.envs.multiturn.default_prompt``: statement,
+    how the program is called, starter code), the same the reference trainer and multi-turn
+    episodes use. ``prompt_style="chat"`` makes it a system + user message list (TRL applies
+    the model's chat template); ``"text"`` makes it one plain string."""
     if prompt_style not in PROMPT_STYLES:
         raise ExecrlError(f"unknown prompt_style {prompt_style!r}; use one of {PROMPT_STYLES}")
     from datasets import Dataset
 
+    from execrl.envs.multiturn import default_prompt
+
     rows = {"prompt": [], "problem_id": []}
     for problem in problems:
-        user = f"{problem.statement.strip()}\n\n{USER_SUFFIX}"
-        if prompt_style == "chat":
-            prompt: Any = [
-                {"role": "system", "content": SYSTEM_PROMPT},
-                {"role": "user", "content": user},
-            ]
-        else:
-            prompt = f"{SYSTEM_PROMPT}\n\n{user}\n"
+        messages = default_prompt(problem)
+        prompt: Any = messages
+        if prompt_style == "text":
+            prompt = "\n\n".join(m["content"] for m in messages) + "\n"
         rows["prompt"].append(prompt)
         rows["problem_id"].append(problem.id)
     return Dataset.from_dict(rows)
