@@ -12,11 +12,13 @@ from execrl import __version__
 from execrl.cli import eval as eval_cmd
 from execrl.cli import metrics as metrics_cmd
 from execrl.cli import problems as problems_cmd
+from execrl.cli import report as report_cmd
 from execrl.cli import run as run_cmd
 from execrl.cli import score as score_cmd
 from execrl.cli import simulate as simulate_cmd
 from execrl.cli import solver as solver_cmd
 from execrl.cli import timing as timing_cmd
+from execrl.cli import train as train_cmd
 from execrl.cli._common import EXIT_EXECRL_FAILED
 from execrl.errors import ExecrlError
 
@@ -34,8 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
     metrics_cmd.register(commands)
     timing_cmd.register(commands)
     simulate_cmd.register(commands)
+    train_cmd.register(commands)
     solver_cmd.register(commands)
     eval_cmd.register(commands)
+    report_cmd.register(commands)
     return parser
 
 

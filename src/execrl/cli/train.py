@@ -1,0 +1,106 @@
+"""``execrl train``: the reference trainer on a preset, a YAML config and overrides.
+
+Bare ``execrl train`` is the README's main job: the ``rlvr`` preset, the bundled SmolLM2-135M
+on the starter problems, held-out pass@1 before and after, and an HTML report in the run
+folder. ``--resume RUN`` continues a run from its latest checkpoint; ``--report RUN`` rebuilds
+a run's report from its files. Exit codes: 0 trained, 2 bad config or missing model.
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import UTC, datetime
+from pathlib import Path
+
+import yaml
+from rich.markup import escape
+from rich.table import Table
+
+from execrl.cli._common import EXIT_OK, console
+from execrl.errors import ExecrlError
+
+DEFAULT_PRESET = "rlvr"
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser(
+        "train",
+        help="train a policy with the reference GRPO trainer (default: the CPU demo)",
+        description="Train a policy on execution rewards. Settings come from a named preset "
+        "(--preset), then a YAML file (--config), then key=value overrides (--set). The run "
+        "folder receives metrics.jsonl, rollouts.jsonl, checkpoints, evaluations.json and "
+        "report/index.html.",
+    )
+    p.add_argument("--preset", default=None, help=f"a named preset (default: {DEFAULT_PRESET})")
+    p.add_argument("--config", type=Path, help="a YAML file of settings on top of the preset")
+    p.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one setting, e.g. --set optim.lr=1e-5 --set steps=20 (repeatable)",
+    )
+    p.add_argument("--out", type=Path, help="the run folder (default: runs/train-<time>)")
+    p.add_argument("--resume", type=Path, metavar="RUN", help="continue RUN from its checkpoint")
+    p.add_argument("--report", type=Path, metavar="RUN", help="only rebuild RUN's report")
+    p.add_argument("--list-presets", action="store_true", help="list the presets and exit")
+    p.add_argument("--show-config", action="store_true", help="print the resolved config, exit")
+    p.add_argument("--quiet", action="store_true", help="no progress bar or per-step lines")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from execrl.rl.train_report import verdict, write_training_report
+    from execrl.rl.trainer import load_config, preset_names, run_training
+
+    if args.list_presets:
+        return _list_presets(preset_names())
+    if args.report is not None:
+        path = write_training_report(args.report)
+        console.print(f"report: {escape(str(path))}")
+        return EXIT_OK
+    if args.resume is not None:
+        if args.preset or args.config or args.overrides:
+            raise ExecrlError("--resume takes the run's own config.yaml; drop --preset/--config")
+        saved = args.resume / "config.yaml"
+        if not saved.is_file():
+            raise ExecrlError(f"{args.resume}: not a training run (no config.yaml)")
+        config = load_config(None, saved)
+        out = args.resume
+    else:
+        config = load_config(args.preset or DEFAULT_PRESET, args.config, args.overrides)
+        out = args.out or Path("runs") / f"train-{datetime.now(UTC):%Y%m%d-%H%M%S}"
+    if args.show_config:
+        console.print(
+            yaml.safe_dump(config.model_dump(mode="json", by_alias=True), sort_keys=False)
+        )
+        return EXIT_OK
+    log = None if args.quiet else (lambda line: console.print(escape(line)))
+    console.print(
+        f"training: preset {config.preset}, {config.steps} steps × {config.prompts_per_step} "
+        f"prompts × {config.group_size} rollouts → {escape(str(out))}"
+    )
+    run_training(config, out, resume=args.resume is not None, progress=not args.quiet, log=log)
+    from execrl.rl.train_report import load_run
+
+    _, _, evaluations = load_run(out)
+    console.print(verdict(evaluations))
+    console.print(f"report: {escape(str(out / 'report' / 'index.html'))}")
+    return EXIT_OK
+
+
+def _list_presets(names: list[str]) -> int:
+    from importlib import resources
+
+    table = Table(title="training presets (--preset)")
+    table.add_column("name")
+    table.add_column("what it is")
+    for name in names:
+        text = (resources.files("execrl.rl") / "configs" / f"{name}.yaml").read_text()
+        comment = " ".join(
+            line.lstrip("# ").strip() for line in text.splitlines() if line.startswith("#")
+        )
+        table.add_row(name, comment)
+    console.print(table)
+    return EXIT_OK

