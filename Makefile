@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/execrl score
+	$(BIN)/execrl train
 
 test: $(STAMP)
 	$(BIN)/ruff check .

@@ -398,26 +398,29 @@ def sample(
     for row, mask in enumerate(batch["attention_mask"]):
         prompt_ids = batch["input_ids"][row][mask.bool()].tolist()
         completion = out[row, width:].tolist()
-        completion = completion[: _completion_length(completion, tokenizer)]
+        completion = completion[
+            : _completion_length(completion, tokenizer, config.stop_at_code_end)
+        ]
         text = tokenizer.decode(completion, skip_special_tokens=True)
         rollouts.append(Rollout(prompt_ids, completion, text))
     return rollouts
 
 
-def _completion_length(ids: list[int], tokenizer: Any) -> int:
-    """Tokens up to and including the first end-of-sequence, or up to the end of the closed
-    code block; the padding after either is not part of the completion."""
+def _completion_length(ids: list[int], tokenizer: Any, stopped_at_code_end: bool) -> int:
+    """Tokens up to and including the first end-of-sequence, or (when generation stops there)
+    up to the end of the closed code block; the padding after either is not part of the
+    completion."""
     eos = tokenizer.eos_token_id
     pad = tokenizer.pad_token_id
     text_len = len(ids)
     if eos in ids:
         text_len = ids.index(eos) + 1
-    # a row stopped by the code-block criterion is padded after its last real token
-    decoded = ""
-    for i, token in enumerate(ids[:text_len]):
-        decoded += tokenizer.decode([token])
-        if decoded.count("```") >= 2:
-            return i + 1
+    if stopped_at_code_end:  # such a row is padded after its last real token
+        decoded = ""
+        for i, token in enumerate(ids[:text_len]):
+            decoded += tokenizer.decode([token])
+            if decoded.count("```") >= 2:
+                return i + 1
     if pad != eos and pad in ids[:text_len]:
         return ids.index(pad)
     return text_len
