@@ -251,3 +251,29 @@ def test_capture_returns_raw_output(executor):
     assert result.passed and out == "a  b\n"
     failed, _ = executor.capture("raise SystemExit(3)", "")
     assert failed.status is Status.RUNTIME_ERROR
+
+
+def test_a_read_only_path_under_the_hosts_tmp_is_visible_and_stays_read_only():
+    # A virtualenv in /tmp (a fresh clone there, as CI may make) must still be importable
+    # from inside the sandbox, whose own private /tmp covers the host's.
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    shared = Path(tempfile.mkdtemp(prefix="execrl-ro-", dir="/tmp"))
+    try:
+        shared.chmod(0o755)  # readable by the sandbox's own uid, as a virtualenv is
+        (shared / "shared_mod.py").write_text("VALUE = 41\n")
+        program = (
+            f"import sys\nsys.path.insert(0, {str(shared)!r})\nimport shared_mod\n"
+            f"try:\n    open({str(shared / 'x')!r}, 'w')\n    print('wrote')\n"
+            "except OSError:\n    print(shared_mod.VALUE + 1)\n"
+        )
+        with ForkServer(SandboxConfig(readonly_paths=(str(shared),))) as server:
+            if "readonly-root" not in server.protections:
+                pytest.skip("needs the read-only root (a mount namespace)")
+            raw = server.run(program, {"id": "t", "kind": "stdio"}, b"", Limits())
+        assert raw.stdout == b"42\n", raw.stderr
+        assert not (shared / "x").exists()
+    finally:
+        shutil.rmtree(shared)

@@ -316,6 +316,14 @@ _ROOT_LINKS_OR_DIRS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 def build_root(config: dict) -> None:
     uid, gid = config["uid"], config["gid"]
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing we mount reaches the host
+    # Extra read-only paths are held open now: the staging tmpfs below covers the host's /tmp,
+    # and one of them may live there (a virtualenv under /tmp); they are bound last, after the
+    # private /tmp is mounted, through /proc/self/fd (the host's /proc, still mounted).
+    held = [
+        (path, os.open(path, os.O_PATH | os.O_DIRECTORY))
+        for path in config["readonly_paths"]
+        if os.path.isdir(path)
+    ]
     _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")
     root = "/tmp/root"
     os.mkdir(root)
@@ -329,10 +337,6 @@ def build_root(config: dict) -> None:
         elif os.path.isdir(host):
             os.mkdir(root + host)
             _bind_readonly(host, root + host)
-    for path in config["readonly_paths"]:
-        if os.path.exists(path) and not os.path.exists(root + path):
-            os.makedirs(root + path)
-            _bind_readonly(path, root + path)
     _build_etc(root, uid, gid)
     _build_dev(root, config["shm_mb"])
     os.mkdir(root + "/proc")
@@ -345,6 +349,11 @@ def build_root(config: dict) -> None:
         MS_NOSUID | MS_NODEV,
         f"size={config['scratch_mb']}m,mode=755",
     )
+    for path, fd in held:
+        if not os.path.exists(root + path):  # not already visible (e.g. under /usr)
+            os.makedirs(root + path)
+            _bind_readonly(f"/proc/self/fd/{fd}", root + path)
+        os.close(fd)
     os.mkdir(root + "/.old")
     _check(
         _libc.syscall(_PIVOT_ROOT.get(_MACHINE, 155), root.encode(), (root + "/.old").encode()),
