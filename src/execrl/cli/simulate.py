@@ -235,14 +235,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         table.add_column(col, justify="left" if left else "right", no_wrap=not left)
     for sim in simulations:
         d = sim.diagnostics
-        values = (
-            d.deviation,
-            d.correlation,
-            d.correlation_smoothed,
-            d.steepness,
-            d.auc,
-            d.auc_smoothed,
-        )
+        values = d.ranked_values()
         table.add_row(
             sim.environment,
             sim.reward,

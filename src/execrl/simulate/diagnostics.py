@@ -59,6 +59,18 @@ class Diagnostics:
     def to_dict(self) -> dict[str, float | str]:
         return asdict(self)
 
+    def ranked_values(self) -> tuple[float, ...]:
+        """The columns of the tables, in order: deviation, correlation (raw, smoothed),
+        steepness, AUC (raw, smoothed)."""
+        return (
+            self.deviation,
+            self.correlation,
+            self.correlation_smoothed,
+            self.steepness,
+            self.auc,
+            self.auc_smoothed,
+        )
+
 
 def moving_average(c: np.ndarray, window: int) -> np.ndarray:
     """``c̃_i = mean(c_i … c_{i+w−1})``, ``i = 0 … K−w``."""

@@ -97,14 +97,7 @@ def write_simulation_report(
     rows = []
     for sim in simulations:
         d = sim.diagnostics
-        values = (
-            d.deviation,
-            d.correlation,
-            d.correlation_smoothed,
-            d.steepness,
-            d.auc,
-            d.auc_smoothed,
-        )
+        values = d.ranked_values()
         rows.append(
             [
                 sim.environment,
