@@ -389,6 +389,45 @@ def test_qp_ties_between_the_candidate_and_references_take_the_earlier_position(
     assert qp(np.array([2.0]), np.array([[1.0, 2.0]])) == 0.5
 
 
+def test_qp_ties_in_exact_arithmetic_survive_float_summation():
+    # Entrants y, R0..R5 on 3 tests (n_t = 5, 6, 6 entrants present):
+    #   t0: y 3, R0 3, R3 4, R4 4, R5 5      -> /4: y 0, R0 0, R3 2/4, R4 2/4, R5 1
+    #   t1: y 4, R0 4, R2 2, R3 1, R4 2, R5 3 -> /5: y 4/5, R0 4/5, R2 1/5, R3 0, R4 1/5, R5 3/5
+    #   t2: y 3, R0 1, R1 4, R2 4, R4 4, R5 1 -> /5: y 2/5, R0 0, R1 3/5, R2 3/5, R4 3/5, R5 0
+    # y = (0 + 4/5 + 2/5)/3 = 2/5 and R2 = (1/5 + 3/5)/2 = 2/5 tie exactly, but in floats
+    # y is 0.4000000000000001 and R2 0.4, which used to put R2 ahead of y. Ahead of y: R0 4/15
+    # and R3 1/4 -> b(y) = 2 of N_rank − 1 = 6 -> q = 1/3.
+    delta = np.array([3.0, 4.0, 3.0])
+    D = np.array(
+        [
+            [3.0, nan, nan, 4.0, 4.0, 5.0],
+            [4.0, nan, 2.0, 1.0, 2.0, 3.0],
+            [1.0, 4.0, 4.0, nan, 4.0, 1.0],
+        ]
+    )
+    scores = _exact_leaderboard(delta, D)
+    ahead = sum(1 for s in scores[1:] if s < scores[0])
+    assert scores[0] in scores[1:]  # an exact tie: the candidate takes the earlier position
+    assert qp(delta, D) == pytest.approx(ahead / (len(scores) - 1)) == pytest.approx(1 / 3)
+
+
+def _exact_leaderboard(delta, D) -> list:
+    """QP leaderboard scores in rational arithmetic (candidate first)."""
+    from fractions import Fraction
+
+    E = np.concatenate([delta[:, None], D], axis=1)
+    scores = []
+    for j in range(E.shape[1]):
+        column = []
+        for t in range(E.shape[0]):
+            if np.isnan(E[t, j]):
+                continue
+            present = E[t][~np.isnan(E[t])]
+            column.append(Fraction(int((present < E[t, j]).sum()), len(present) - 1))
+        scores.append(sum(column) / len(column))
+    return scores
+
+
 def test_qp_denominator_is_n_rank_minus_one():
     # One reference: N_rank = 2 -> denominator max(1, 1) = 1. Slower -> b = 1 -> q = 1
     assert qp(np.array([3.0]), np.array([[1.0]])) == 1.0

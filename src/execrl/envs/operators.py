@@ -216,6 +216,13 @@ def qar(delta: np.ndarray, D: np.ndarray) -> float | None:
     return float(p.mean()) if p.size else None
 
 
+QP_TIE_TOLERANCE = 1e-9
+"""Leaderboard scores closer than this are ties. They are means of fractions
+``(rank − 1)/(n_t − 1)`` with different ``n_t`` per test, so entrants tied in exact arithmetic
+can differ in the last bits after float summation (about 1 random case in 200 misplaced the
+candidate before); distinct exact scores are much further apart than this."""
+
+
 def qp(delta: np.ndarray, D: np.ndarray) -> float | None:
     """``q_QP``: leaderboard percentile. The candidate and every reference are scored by the
     same mean per-test percentile — each entrant ranked among all entrants present on the test
@@ -233,5 +240,5 @@ def qp(delta: np.ndarray, D: np.ndarray) -> float | None:
     percentiles = (ranks - 1) / (n - 1)  # every usable row has n ≥ 2
     scored = ~np.isnan(entrants).all(axis=0)
     scores = np.nanmean(percentiles[:, scored], axis=0)
-    position = int((scores[1:] < scores[0]).sum())
+    position = int((scores[1:] < scores[0] - QP_TIE_TOLERANCE).sum())
     return position / max(1, len(scores) - 1)

@@ -33,6 +33,7 @@ import numpy as np
 
 from execrl.envs.environment import EnvironmentConfig
 from execrl.envs.operators import (
+    QP_TIE_TOLERANCE,
     AbsoluteFilter,
     AbsoluteLimit,
     CapLimit,
@@ -662,7 +663,8 @@ def _qp(pool: _Pool, delta, used, usable, faster, ref_valid) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
             score = total / counted
         scored = counted > 0
-        beaten = (scored[:, None, :] & (score[:, None, :] < score[:, :, None])).sum(axis=-1)
+        better = score[:, None, :] < score[:, :, None] - QP_TIE_TOLERANCE
+        beaten = (scored[:, None, :] & better).sum(axis=-1)
         entrants = scored.sum(axis=1, keepdims=True)
         q = beaten / np.maximum(1, entrants - 1)
         out = np.where(regular & scored, q, out)
@@ -690,7 +692,7 @@ def _qp_one(pool: _Pool, delta, usable, faster, p: int, h: int) -> float:
     scored = counted > 0
     with np.errstate(invalid="ignore", divide="ignore"):
         score = total / counted
-    position = int((scored[1:] & (score[1:] < score[0])).sum())
+    position = int((scored[1:] & (score[1:] < score[0] - QP_TIE_TOLERANCE)).sum())
     return position / max(1, int(scored.sum()) - 1)
 
 
