@@ -87,6 +87,42 @@ def test_jsonl_completions_under_qp_with_measured_references(references, tmp_pat
         assert row["c_cor"] == 1  # the fences were stripped: both programs are correct
         assert row["ranked_tests"] == 20 and row["q_dur"] is not None  # measured references
         assert row["environment"] == "qp(p=0.5)" and row["references"] == "measure"
+    # the measured durations are saved next to the scores, for every correct reference
+    saved = json.loads((tmp_path / "scores.references.json").read_text())
+    (problem,) = load_bundled([PROBLEM])
+    correct = {r.name for r in problem.references if r.label == "correct"}
+    assert saved["timing"] == "cpu" and set(saved["durations_s"][PROBLEM]) == correct
+    fastest = saved["durations_s"][PROBLEM][CORRECT]
+    assert len(fastest) == 20 and all(0 < s < problem.time_limit_s for s in fastest.values())
+
+
+def test_saved_reference_durations_are_reused_exactly(references, tmp_path: Path):
+    """--references FILE scores against the saved durations, not new ones: with every
+    reference saved as impossibly fast, a correct program is last on every test (q_dur = 1)
+    and fails the QP gate; with them impossibly slow it is first (q_dur = 0)."""
+    (problem,) = load_bundled([PROBLEM])
+    program = tmp_path / "p.py"
+    program.write_text(references[CORRECT])
+    got = {}
+    for label, seconds in (("fast", 1e-9), ("slow", 1e3)):
+        durations = {
+            ref.name: {t.id: seconds for t in problem.optimization_tests}
+            for ref in problem.references
+            if ref.label == "correct"
+        }
+        saved = tmp_path / f"{label}.references.json"
+        saved.write_text(
+            json.dumps(
+                {"format": "execrl-reference-durations/1", "durations_s": {PROBLEM: durations}}
+            )
+        )
+        out = tmp_path / f"{label}.jsonl"
+        args = ["--id", PROBLEM, "--programs", str(program), "--env", "qar", "--out", str(out)]
+        assert score(*args, "--references", str(saved)) == 0
+        (row,) = rows(out)
+        assert row["references"] == str(saved) and row["ranked_tests"] == 20
+        got[label] = row["q_dur"]
+    assert got == {"fast": 1.0, "slow": 0.0}
 
 
 def test_list_presets(capsys):
@@ -107,6 +143,7 @@ def test_list_presets(capsys):
         ([], {"problem_id": PROBLEM, "text": "x"}, "rows.jsonl:1: no 'completion'"),
         ([], {"problem_id": "no-such", "code": "x"}, "no problem with id 'no-such'"),
         (["--id", PROBLEM, "--id", "other"], None, "pass exactly one --id (got 2)"),
+        (["--references", "/no/such.json"], None, "expected 'measure', 'stored' or a saved"),
     ],
 )
 def test_user_mistakes_are_one_line_and_exit_2(tmp_path, capsys, extra, row, message):

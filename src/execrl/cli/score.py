@@ -43,6 +43,7 @@ from execrl.rewards import REWARDS, Group, Scored, extract_code, reward, score_b
 from execrl.rewards.compositions import RewardFn
 from execrl.sandbox.executor import LocalExecutor
 from execrl.timing import measure_reference_durations
+from execrl.timing.store import MachineFingerprint
 
 DEFAULT_ENV = "mc"
 DEFAULT_REWARD = "collapsed"
@@ -85,10 +86,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--references",
-        choices=("measure", "stored"),
-        help="reference durations: measure them now on the optimization tests, or use those "
-        "stored in the problems (default: measure when the environment ranks, filters or "
-        "limits by them)",
+        metavar="measure|stored|FILE",
+        help="reference durations: measure them now on the optimization tests (saved next to "
+        "the output as <out>.references.json), use those stored in the problems, or reuse a "
+        "saved .references.json to score against exactly the same durations (default: "
+        "measure when the environment ranks, filters or limits by them)",
     )
     p.add_argument(
         "--list-presets", action="store_true", help="list the environments and rewards, then exit"
@@ -157,13 +159,15 @@ def score_programs(args: argparse.Namespace) -> int:
     programs = read_programs(args.programs, args.ids)
     problems = load_needed(args.source, args.format, programs)
     references = args.references or ("measure" if env.config.needs_references else "stored")
+    if references not in ("measure", "stored"):
+        problems = apply_saved_durations(problems, Path(references))
     out = default_out(args.out)
     table = scores_table(env, reward_fn)
     rewards: list[float | None] = []
     with out.open("w", encoding="utf-8") as f, LocalExecutor(workers=args.jobs) as executor:
         if references == "measure":
-            problems = measure_references(problems, env, executor)
-        elif env.config.needs_references:
+            problems = measure_references(problems, env, executor, out)
+        elif references == "stored" and env.config.needs_references:
             warn_unreferenced(problems, env)
         groups = group_by_problem(programs, problems)
         batch = 8 * executor.workers  # enough programs per batch to keep every worker busy
@@ -315,24 +319,104 @@ def load_needed(source: str, fmt: str | None, programs: list[Program]) -> dict[s
 
 
 def measure_references(
-    problems: dict[str, Problem], env: Environment, executor: LocalExecutor
+    problems: dict[str, Problem], env: Environment, executor: LocalExecutor, out: Path
 ) -> dict[str, Problem]:
     """Fresh durations for every correct reference on the optimization tests, measured on the
-    same machine and executor as the programs (spec §5: compare what ran together)."""
+    same machine and executor as the programs (spec §5: compare what ran together), saved
+    next to ``out`` so the scores can be reproduced against the same durations."""
     cfg = env.config
+    timing = cfg.timing or "cpu"
     measured, records = measure_reference_durations(
         list(problems.values()),
         executor,
         cap_s=cfg.cap_s,
-        timing=cfg.timing or "cpu",
+        timing=timing,
         progress=True,
+    )
+    saved = references_path(out)
+    saved.write_text(
+        json.dumps(
+            {
+                "format": DURATIONS_FORMAT,
+                "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+                "machine": MachineFingerprint.current().model_dump(),
+                "timing": timing,
+                "isolation": executor.isolation,
+                "durations_s": {
+                    p.id: {
+                        r.name: r.durations_s for r in p.references_labelled(ReferenceLabel.CORRECT)
+                    }
+                    for p in measured
+                },
+            },
+            indent=1,
+        )
+        + "\n",
+        encoding="utf-8",
     )
     console.print(
         f"measured {len(records)} reference solutions on the optimization tests of "
-        f"{len(measured)} problem(s)",
+        f"{len(measured)} problem(s); durations saved to {saved}",
         highlight=False,
     )
     return {p.id: p for p in measured}
+
+
+DURATIONS_FORMAT = "execrl-reference-durations/1"
+
+
+def references_path(out: Path) -> Path:
+    """``runs/score-x.jsonl`` → ``runs/score-x.references.json``."""
+    name = out.name.removesuffix(".gz").removesuffix(".jsonl")
+    return out.with_name(f"{name}.references.json")
+
+
+def _is_nested_durations(value) -> bool:
+    def is_map(x) -> bool:
+        return isinstance(x, dict) and all(isinstance(k, str) for k in x)
+
+    def is_seconds(x) -> bool:
+        return isinstance(x, int | float) and not isinstance(x, bool)
+
+    return is_map(value) and all(
+        is_map(refs)
+        and all(is_map(tests) and all(map(is_seconds, tests.values())) for tests in refs.values())
+        for refs in value.values()
+    )
+
+
+def apply_saved_durations(problems: dict[str, Problem], path: Path) -> dict[str, Problem]:
+    """The problems with their correct references' durations replaced by those saved by an
+    earlier ``--references measure`` run."""
+    if not path.is_file():
+        raise LoaderError(
+            f"--references {path}: expected 'measure', 'stored' or a saved "
+            ".references.json file (no such file)"
+        )
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise LoaderError(f"{path}: not a saved reference-durations file ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != DURATIONS_FORMAT:
+        raise LoaderError(
+            f"{path}: not a saved reference-durations file (format != {DURATIONS_FORMAT})"
+        )
+    saved = data.get("durations_s")
+    if not _is_nested_durations(saved):
+        raise LoaderError(f"{path}: durations_s must map problem → reference → test → seconds")
+    missing = sorted(set(problems) - set(saved))
+    if missing:
+        raise LoaderError(f"{path}: no saved durations for {', '.join(missing)}")
+    updated = {}
+    for pid, problem in problems.items():
+        refs = [
+            ref.model_copy(update={"durations_s": saved[pid][ref.name]})
+            if ref.name in saved[pid]
+            else ref
+            for ref in problem.references
+        ]
+        updated[pid] = problem.model_copy(update={"references": refs})
+    return updated
 
 
 def warn_unreferenced(problems: dict[str, Problem], env: Environment) -> None:
