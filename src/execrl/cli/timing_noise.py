@@ -1,13 +1,16 @@
-"""``execrl timing noise | contention | drift | report``: how noisy the stored durations are,
-how much a loaded machine moves them, whether a calibration still holds, and an HTML report.
+"""``execrl timing noise | contention | floor | drift | report``: how noisy the stored
+durations are, how much a loaded machine moves them, how noisy the machine itself is, whether a
+calibration still holds, and an HTML report.
 
 Exit codes: 0 done (``drift``: no sentinel drifted), 1 ``drift`` found a sentinel outside its
-band, 2 bad input (unknown campaign or map, bad --loads, matplotlib missing for ``report``).
+band or ``floor`` found the machine too noisy, 2 bad input (unknown campaign or map, bad
+--loads, matplotlib missing for ``report``).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from rich.markup import escape
@@ -17,10 +20,12 @@ from execrl.cli._common import EXIT_CHECK_FAILED, EXIT_OK, add_source_arguments,
 from execrl.cli.timing_campaign import STORE_HELP, open_store
 from execrl.errors import ExecrlError
 from execrl.problems.io import load_problems, select_problems
+from execrl.sandbox.batch import _progress
 from execrl.timing.calibration import load_calibration
 from execrl.timing.contention import contention_test
 from execrl.timing.diagnostics import diagnose
 from execrl.timing.drift import DEFAULT_K, monitor
+from execrl.timing.floor import FLOOR_TARGET_CV, measure_floor
 from execrl.timing.report import write_report
 
 
@@ -62,6 +67,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", type=Path, metavar="FILE.json", help="also save the report as JSON")
     p.set_defaults(handler=cmd_contention)
+
+    p = sub.add_parser(
+        "floor",
+        help="the machine's own CPU-time noise for identical work (no sandbox involved)",
+        description="Repeat a fixed pure-Python workload in one thread pinned to one core and "
+        "report how much its CPU time varies: the floor under every speed measurement on this "
+        "machine. Exit 1 when the CV is above 5%%.",
+    )
+    p.add_argument("--seconds", type=float, default=10.0, help="how long (default: 10)")
+    p.add_argument("--run-ms", type=float, default=20.0, help="CPU time of one run (default: 20)")
+    p.add_argument("--core", type=int, help="the core to pin to (default: the last one)")
+    p.add_argument("--out", type=Path, metavar="FILE.json", help="also save the runs as JSON")
+    p.set_defaults(handler=cmd_floor)
 
     p = sub.add_parser(
         "drift",
@@ -174,6 +192,41 @@ def parse_loads(text: str) -> list[float]:
     if not loads or any(x < 0 for x in loads):
         raise ExecrlError(f"--loads {text!r}: give non-negative numbers such as 0,0.5,1,2")
     return loads
+
+
+# --------------------------------------------------------------------------------------------
+# floor
+
+
+def cmd_floor(args: argparse.Namespace) -> int:
+    if args.seconds <= 0 or args.run_ms <= 0:
+        raise ExecrlError("--seconds and --run-ms take a positive number")
+    allowed = sorted(os.sched_getaffinity(0))
+    if args.core is not None and args.core not in allowed:
+        raise ExecrlError(f"--core {args.core}: this process may use cores {allowed}")
+    with _progress(True) as bar:
+        task = bar.add_task("CPU-time floor", total=100)
+        report = measure_floor(
+            args.seconds,
+            run_ms=args.run_ms,
+            core=args.core,
+            progress=lambda done: bar.update(task, completed=round(done * 100)),
+        )
+    header, rows = report.table()
+    print_table(
+        f"CPU time of identical work · core {report.core} · {report.machine.describe()}",
+        header,
+        rows,
+    )
+    console.print(report.verdict(), highlight=False)
+    if args.out:
+        try:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(report.model_dump_json(indent=1) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise ExecrlError(f"--out {args.out}: cannot write ({exc})") from None
+        console.print(f"saved to {args.out}", highlight=False)
+    return EXIT_OK if report.cv <= FLOOR_TARGET_CV else EXIT_CHECK_FAILED
 
 
 # --------------------------------------------------------------------------------------------
