@@ -98,6 +98,40 @@ def test_micro_batches_add_up_to_the_full_batch_gradient(torch, aggregation):
         assert error < 1e-4, f"{name}: relative error {error:.2e}"
 
 
+def test_a_shared_prompt_gives_the_same_logps_and_gradient(torch):
+    """Each distinct prompt once, its rollouts on its cache: the same values and gradient as
+    every rollout with its own copy of the prompt (two prompts, interleaved rows, one empty
+    completion)."""
+    from execrl.rl.trainer import _batch_tensors, load_policy, token_logps
+
+    model, tokenizer = load_policy(_config().policy)
+    rollouts = _rollouts(tokenizer, [1.0, -1.0, 0.5, -0.5])
+    other = tokenizer.apply_chat_template(
+        [{"role": "user", "content": "Write sum_list(xs), the sum of a list."}],
+        tokenize=False,
+        add_generation_prompt=True,
+    )
+    for r in rollouts[1::2]:
+        r.prompt_ids = tokenizer(other, add_special_tokens=False)["input_ids"]
+    rollouts[3].completion_ids = []
+    results = {}
+    for share in (False, True):
+        tensors = _batch_tensors(rollouts, tokenizer.pad_token_id, share)
+        model.zero_grad(set_to_none=True)
+        logp = token_logps(model, tensors)
+        weights = torch.linspace(-1, 1, logp.numel()).reshape(logp.shape)
+        (logp * weights).sum().backward()
+        results[share] = (logp.detach(), tensors["mask"], _grads(model))
+    (plain, mask, plain_grads), (shared, shared_mask, shared_grads) = results[False], results[True]
+    assert torch.equal(mask, shared_mask) and int(mask.sum()) > 40
+    assert torch.all(shared[~mask] == 0)
+    assert torch.allclose(plain[mask], shared[mask], atol=1e-4), (plain - shared).abs().max()
+    assert plain_grads.keys() == shared_grads.keys() and plain_grads
+    for name, full in plain_grads.items():
+        error = (shared_grads[name] - full).norm() / full.norm()
+        assert error < 1e-4, f"{name}: relative error {error:.2e}"
+
+
 def test_a_training_run_logs_faithful_rewards_and_moves_weights_only_with_signal(tmp_path, torch):
     from execrl.rl.trainer import Trainer
 
