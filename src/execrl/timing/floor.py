@@ -143,12 +143,16 @@ def measure_floor(
 
 
 def _calibrate(work: Callable[[int], object], target_s: float) -> int:
-    """An ``n`` for which ``work(n)`` takes about ``target_s`` of CPU."""
-    n = 1000
-    while True:
+    """An ``n`` for which ``work(n)`` takes about ``target_s`` of CPU (the median of 5 runs at
+    the first estimate sets the final size: one run can land in a slow spell)."""
+
+    def took(n: int) -> float:
         start = time.thread_time()
         work(n)
-        took = time.thread_time() - start
-        if took >= target_s / 4 or n >= 1 << 30:
-            return max(1, round(n * target_s / max(took, 1e-9)))
+        return max(time.thread_time() - start, 1e-9)
+
+    n = 1000
+    while (first := took(n)) < target_s / 4 and n < 1 << 30:
         n *= 4
+    n = max(1, round(n * target_s / first))
+    return max(1, round(n * target_s / statistics.median(took(n) for _ in range(5))))
