@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
+from pydantic import BaseModel
 from rich.console import Console
 
+from execrl.errors import ExecrlError
 from execrl.problems.io import BUNDLED, FORMATS
 
 EXIT_OK = 0
@@ -37,3 +40,14 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPa
         "--format", choices=FORMATS, help="the source's format (guessed for native ones)"
     )
     return parser
+
+
+def save_json(model: BaseModel, path: Path) -> None:
+    """Write a report given with --out as indented JSON and say where; an unwritable path is
+    a one-line user error, not a traceback."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(model.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise ExecrlError(f"--out {path}: cannot write ({exc})") from None
+    console.print(f"saved to {path}", highlight=False)

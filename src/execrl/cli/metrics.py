@@ -12,7 +12,7 @@ from pathlib import Path
 
 from rich.table import Table
 
-from execrl.cli._common import EXIT_OK, console
+from execrl.cli._common import EXIT_OK, console, save_json
 from execrl.envs.screening import ScreeningReport, plot_screening, read_records, screen_metrics
 from execrl.problems.io import BUNDLED, FORMATS, load_problems
 
@@ -56,9 +56,7 @@ def cmd_screen(args: argparse.Namespace) -> int:
         + (f"; {report.ignored_records} other records ignored" if report.ignored_records else "")
     )
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
-        console.print(f"report in {args.out}")
+        save_json(report, args.out)
     if args.plot:
         console.print(f"plot in {plot_screening(report, args.plot)}")
     return EXIT_OK

@@ -18,7 +18,7 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from execrl.cli._common import EXIT_CHECK_FAILED, EXIT_OK, console
+from execrl.cli._common import EXIT_CHECK_FAILED, EXIT_OK, console, save_json
 from execrl.errors import ExecrlError, LoaderError
 from execrl.problems.optim import BUNDLED, OPTIM_FORMATS, OptimProblem, load_optim_problems
 from execrl.rewards.solver.checks import check_responses
@@ -206,9 +206,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         )
     console.print(evaluation_table(result.report))
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(result.report.model_dump_json(indent=2) + "\n", encoding="utf-8")
-        console.print(f"report in {args.out}")
+        save_json(result.report, args.out)
     if args.plot:
         console.print(f"plot in {plot_breakdown(result.report, args.plot)}")
     return EXIT_OK

@@ -16,7 +16,13 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from execrl.cli._common import EXIT_CHECK_FAILED, EXIT_OK, add_source_arguments, console
+from execrl.cli._common import (
+    EXIT_CHECK_FAILED,
+    EXIT_OK,
+    add_source_arguments,
+    console,
+    save_json,
+)
 from execrl.cli.timing_campaign import STORE_HELP, open_store
 from execrl.errors import ExecrlError
 from execrl.problems.io import load_problems, select_problems
@@ -173,12 +179,7 @@ def cmd_contention(args: argparse.Namespace) -> int:
         highlight=False,
     )
     if args.out:
-        try:
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise ExecrlError(f"--out {args.out}: cannot write ({exc})") from None
-        console.print(f"saved to {args.out}", highlight=False)
+        save_json(report, args.out)
     return EXIT_OK
 
 
@@ -220,12 +221,7 @@ def cmd_floor(args: argparse.Namespace) -> int:
     )
     console.print(report.verdict(), highlight=False)
     if args.out:
-        try:
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(report.model_dump_json(indent=1) + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise ExecrlError(f"--out {args.out}: cannot write ({exc})") from None
-        console.print(f"saved to {args.out}", highlight=False)
+        save_json(report, args.out)
     return EXIT_OK if report.cv <= FLOOR_TARGET_CV else EXIT_CHECK_FAILED
 
 
