@@ -98,6 +98,31 @@ def test_micro_batches_add_up_to_the_full_batch_gradient(torch, aggregation):
         assert error < 1e-4, f"{name}: relative error {error:.2e}"
 
 
+@pytest.mark.parametrize("aggregation", ["token_mean", "sequence_mean"])
+def test_leaving_out_zero_advantage_rollouts_keeps_the_gradient(torch, aggregation):
+    """Rollouts with advantage 0 are not run, but still count in the loss's denominator: the
+    gradient and the logged loss are those of the whole batch."""
+    from execrl.rl.trainer import Learner, load_policy
+
+    config = _config(f"loss.aggregation={aggregation}")
+    model, tokenizer = load_policy(config.policy)
+    rollouts = _rollouts(tokenizer, [1.0, 0.0, -0.5, 0.0])
+    grads, losses, kept = {}, {}, {}
+    for skip in (False, True):
+        optim = config.optim.model_copy(update={"skip_zero_advantage": skip})
+        learner = Learner(config.model_copy(update={"optim": optim}), model, tokenizer)
+        model.zero_grad(set_to_none=True)
+        batch = learner.prepare(rollouts)
+        losses[skip] = learner.accumulate(batch).loss
+        grads[skip], kept[skip] = _grads(model), sum(len(m) for m in batch.micro)
+    assert kept == {False: 4, True: 2}
+    assert losses[True] == pytest.approx(losses[False], rel=1e-5, abs=1e-9)
+    assert grads[True].keys() == grads[False].keys() and grads[True]
+    for name, full in grads[False].items():
+        error = (grads[True][name] - full).norm() / full.norm()
+        assert error < 1e-4, f"{name}: relative error {error:.2e}"
+
+
 def test_a_shared_prompt_gives_the_same_logps_and_gradient(torch):
     """Each distinct prompt once, its rollouts on its cache: the same values and gradient as
     every rollout with its own copy of the prompt (two prompts, interleaved rows, one empty

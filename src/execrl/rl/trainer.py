@@ -144,6 +144,12 @@ class OptimConfig(_Strict):
     epochs: int = Field(default=1, ge=1)
     """Passes over each batch (PPO epochs); more than one makes the clipping bind."""
     micro_batch: int = Field(default=4, ge=1)
+    skip_zero_advantage: bool = True
+    """Leave rollouts whose advantage is exactly 0 (every sample of their group got the same
+    reward) out of the forward and backward pass; they still count in the loss's denominator.
+    Without a KL term their gradient is exactly zero, so the update is the same at the cost of
+    the rollouts with a signal only. (Applies when β = 0 and advantages are per rollout; clip
+    fractions are then over the tokens with a signal.)"""
     share_prompt: bool = True
     """Run each distinct prompt of a micro-batch through the model once and its rollouts'
     completions on top of its key/value cache (gradients flow back through the shared
@@ -698,12 +704,15 @@ def _section_masks(rollouts: Sequence[Rollout], tokenizer: Any, mask: Any, secti
 
 @dataclass
 class _Batch:
-    """A batch split into micro-batches: the rollouts and their tensors."""
+    """A batch split into micro-batches: the rollouts and their tensors. ``tokens`` and
+    ``rows`` count the whole batch (the loss's denominators), ``kept_tokens`` the tokens of
+    the rollouts that are run (all but those left out for a zero advantage)."""
 
     micro: list[list[Rollout]]
     tensors: list[dict[str, Any]]
     tokens: int
     rows: int
+    kept_tokens: int
 
 
 @dataclass
@@ -767,6 +776,9 @@ class Learner:
         """Micro-batches of padded tensors, with reference log-probabilities and section masks
         when a KL term needs them, and REINFORCE++ token advantages when configured."""
         cfg = self.config.loss
+        tokens, rows = sum(len(r.completion_ids) for r in rollouts), len(rollouts)
+        if self._zero_advantage_is_free():
+            rollouts = [r for r in rollouts if r.advantage != 0]
         size = self.config.optim.micro_batch
         micro = [rollouts[i : i + size] for i in range(0, len(rollouts), size)]
         pad_id, share = self.tokenizer.pad_token_id, self.config.optim.share_prompt
@@ -780,8 +792,18 @@ class Learner:
                     )
         if cfg.advantage == "reinforce_pp":
             self._reinforce_pp(rollouts, micro, prepared)
-        tokens = sum(int(t["mask"].sum()) for t in prepared)
-        return _Batch(micro, prepared, tokens, len(rollouts))
+        kept = sum(int(t["mask"].sum()) for t in prepared)
+        return _Batch(micro, prepared, tokens, rows, kept)
+
+    def _zero_advantage_is_free(self) -> bool:
+        """Whether a rollout with advantage 0 contributes exactly nothing to the gradient:
+        no KL term in the loss, and one advantage per rollout."""
+        cfg = self.config.loss
+        return (
+            self.config.optim.skip_zero_advantage
+            and cfg.kl.beta == 0
+            and cfg.advantage != "reinforce_pp"
+        )
 
     def accumulate(self, batch: _Batch) -> UpdateStats:
         """Backpropagate the whole batch's loss, one micro-batch at a time: each micro-batch's
@@ -832,7 +854,7 @@ class Learner:
                     )
             share = self._share(mask, batch.tokens, len(chunk), batch.rows)
             (loss * share).backward()
-            weight = int(mask.sum()) / max(batch.tokens, 1)
+            weight = int(mask.sum()) / max(batch.kept_tokens, 1)
             stats.loss += float(loss.detach()) * share
             stats.kl += kl_value * weight
             stats.clip_frac_low += clip["clip_frac_low"] * weight
