@@ -69,5 +69,5 @@ def test_cli_prints_the_table_and_saves_the_runs(tmp_path, capsys):
 
 def test_cli_mistakes_are_one_line(capsys):
     assert main(["timing", "floor", "--core", "10000"]) == 2
-    assert "--core 10000: this process may use cores" in capsys.readouterr().err
+    assert "--core 10000: not available to this process" in capsys.readouterr().err
     assert main(["timing", "floor", "--seconds", "0"]) == 2

@@ -10,7 +10,6 @@ band or ``floor`` found the machine too noisy, 2 bad input (unknown campaign or 
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from rich.markup import escape
@@ -200,19 +199,17 @@ def parse_loads(text: str) -> list[float]:
 
 
 def cmd_floor(args: argparse.Namespace) -> int:
-    if args.seconds <= 0 or args.run_ms <= 0:
-        raise ExecrlError("--seconds and --run-ms take a positive number")
-    allowed = sorted(os.sched_getaffinity(0))
-    if args.core is not None and args.core not in allowed:
-        raise ExecrlError(f"--core {args.core}: this process may use cores {allowed}")
     with _progress(True) as bar:
         task = bar.add_task("CPU-time floor", total=100)
-        report = measure_floor(
-            args.seconds,
-            run_ms=args.run_ms,
-            core=args.core,
-            progress=lambda done: bar.update(task, completed=round(done * 100)),
-        )
+        try:
+            report = measure_floor(
+                args.seconds,
+                run_ms=args.run_ms,
+                core=args.core,
+                progress=lambda done: bar.update(task, completed=round(done * 100)),
+            )
+        except ValueError as exc:  # a bad --seconds, --run-ms or --core
+            raise ExecrlError(str(exc)) from None
     header, rows = report.table()
     print_table(
         f"CPU time of identical work · core {report.core} · {report.machine.describe()}",

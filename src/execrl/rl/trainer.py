@@ -624,6 +624,7 @@ def _shared_prompt_logps(model: Any, tensors: dict[str, Any]) -> Any:
     completions = tensors["completions"]
     head = model.get_output_embeddings()
     per_row: list[Any] = [None] * len(completions)
+    argument = _cache_argument(model)
     for prompt, rows in tensors["prompt_groups"]:
         width = max(len(completions[row]) for row in rows)
         if width == 0:
@@ -634,7 +635,6 @@ def _shared_prompt_logps(model: Any, tensors: dict[str, Any]) -> Any:
             output_hidden_states=True,
             logits_to_keep=1,
         )
-        argument = _cache_argument(model)
         cache = first[argument]  # the output field has the argument's name in each version
         if len(rows) > 1:
             cache.batch_repeat_interleave(len(rows))
