@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Iterator
@@ -20,9 +21,20 @@ def iter_rows(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
         for lineno, row in iter_jsonl_rows(path):
             yield f"{path}:{lineno}", _require_mapping(row, f"{path}:{lineno}")
     elif name.endswith(".json"):
-        data = json.loads(path.read_text(encoding="utf-8"))
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise LoaderError(
+                f"{path}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})"
+            ) from exc
+        if isinstance(data, dict):  # a single-object file is one row
+            yield str(path), data
+            return
         if not isinstance(data, list):
-            raise LoaderError(f"{path}: expected a JSON array of rows")
+            raise LoaderError(
+                f"{path}: expected a JSON object (one row) or an array of rows, "
+                f"got {type(data).__name__}"
+            )
         for i, row in enumerate(data):
             yield f"{path}[{i}]", _require_mapping(row, f"{path}[{i}]")
     elif name.endswith(".parquet"):
@@ -56,6 +68,35 @@ def slugify(text: str) -> str:
     """A problem id from a free-form name: letters, digits and ``_`` kept, other runs to ``-``."""
     slug = re.sub(r"[^A-Za-z0-9_]+", "-", text.strip()).strip("-").lower()
     return slug or "problem"
+
+
+def decode_literal_list(value: Any, *, where: str, field: str) -> list[str]:
+    """A list of strings stored as a list, as JSON, or as a Python literal (TACO writes
+    ``"['Sorting', 'Greedy algorithms']"``); a lone string is a one-element list. Never
+    executes anything: ``ast.literal_eval`` only reads literals."""
+    if value is None or value == "":
+        return []
+    if isinstance(value, list | tuple):
+        return [str(v) for v in value]
+    if not isinstance(value, str):
+        raise LoaderError(f"{where}: field {field!r} should be a list of strings, got {value!r}")
+    text = value.strip()
+    if not text.startswith(("[", "(")):
+        return [text]
+    for parse in (ast.literal_eval, json.loads):
+        try:
+            decoded = parse(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+        if isinstance(decoded, list | tuple):
+            return [str(v) for v in decoded]
+    raise LoaderError(
+        f"{where}: field {field!r} is neither a Python nor a JSON list: {_clip(text)}"
+    )
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def decode_json_field(value: Any, *, where: str, field: str) -> Any:

@@ -8,6 +8,8 @@ Field by field:
 - ``solutions`` / ``incorrect_solutions`` (``{language: [int], solution: [str]}``) → correct /
   incorrect references, kept only for the requested languages. Language codes:
   0 unknown, 1 Python 2, 2 C++, 3 Python 3, 4 Java.
+- checker: DeepMind's own tester's comparison (``CODECONTESTS_CHECKER``): tokens compared
+  case-insensitively, numeric tokens within 1e-5 (absolute or relative).
 - ``time_limit`` (``{seconds, nanos}``) → ``time_limit_s``; ``memory_limit_bytes`` →
   ``memory_limit_mb``.
 - ``difficulty`` (enum: 1 EASY, 2 MEDIUM, 3-5 HARD/HARDER/HARDEST, 6 EXTERNAL, 7+ letters A, B, …)
@@ -50,6 +52,9 @@ _NAMED_DIFFICULTIES = {
     6: "EXTERNAL",
 }
 _LETTER_BASE = 7  # 7 = A, 8 = B, ...
+CODECONTESTS_CHECKER = {"kind": "float", "abs_tol": 1e-5, "rel_tol": 1e-5, "case_sensitive": False}
+"""DeepMind's tester: tokens equal ignoring case; numeric tokens equal within 1e-5 (absolute
+or relative), so ``0.5`` matches ``0.5000000000`` and ``YES`` matches ``yes``."""
 TEST_FIELDS = {"public_tests": "public", "private_tests": "private", "generated_tests": "generated"}
 
 
@@ -143,6 +148,7 @@ def codecontests_row_to_dict(
         "statement": row.get("description") or "",
         "difficulty": normalise_difficulty(code, rating),
         "tests": tests,
+        "checker": CODECONTESTS_CHECKER,
         "references": references,
         "tags": list(row.get("cf_tags") or []),
         "source": {

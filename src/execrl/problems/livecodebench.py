@@ -11,6 +11,8 @@ Field by field:
   ``testtype: "stdin"`` → stdio test; ``"functional"`` → call test whose input lines are JSON
   arguments and whose output is the JSON return value. Public → ``public-i``, private →
   ``private-i``; all are T0 (``original``).
+- checker: LiveCodeBench's grader (``Checker(kind="livecodebench")``): stripped lines, each
+  pair equal as strings or as lists of Decimals.
 - ``metadata`` (JSON string) → ``func_name`` becomes the entry point of functional tests.
 - ``difficulty`` (easy/medium/hard), ``platform``, ``contest_id``, ``contest_date`` → ``source``.
 """
@@ -89,6 +91,7 @@ def lcb_row_to_dict(row: dict[str, Any], where: str) -> dict[str, Any]:
         if row.get("difficulty") in ("easy", "medium", "hard")
         else "unknown",
         "tests": tests,
+        "checker": {"kind": "livecodebench"},
         "entry_point": fn_name,
         "starter_code": row.get("starter_code") or None,
         "source": {

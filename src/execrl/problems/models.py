@@ -84,22 +84,60 @@ class AssertTest(_Model):
 TestCase = Annotated[StdioTest | CallTest | AssertTest, Field(discriminator="kind")]
 
 
+CheckerKind = Literal["tokens", "exact", "float", "apps", "livecodebench", "custom"]
+
+
 class Checker(_Model):
     """How a program's stdout is compared with the expected output.
 
     - ``tokens`` (default): whitespace-separated tokens must be equal (competitive programming).
     - ``exact``: byte-for-byte after normalising line endings and trailing newline.
     - ``float``: tokens equal, except numeric tokens match within ``abs_tol`` or ``rel_tol``.
+    - ``apps``: the APPS/TACO harness's cascade of comparisons (stripped text, stripped lines,
+      floats within numpy's ``allclose`` tolerance, per-line token sets); see
+      ``execrl.sandbox.compare.apps_outputs_match``.
+    - ``livecodebench``: LiveCodeBench's grader: stripped lines, equal or equal as Decimals.
+    - ``custom``: ``validator`` (a Kattis-style output validator's Python source) decides; it
+      runs in its own sandboxed process (``execrl.sandbox.validators``).
+
+    ``case_sensitive`` and ``space_change_sensitive`` refine ``tokens``, ``exact`` and
+    ``float`` (the Kattis default validator's flags): with ``case_sensitive=False`` letters
+    compare case-insensitively; with ``space_change_sensitive=True`` the whitespace between
+    tokens must also be identical.
     """
 
-    kind: Literal["tokens", "exact", "float"] = "tokens"
+    kind: CheckerKind = "tokens"
     abs_tol: float = Field(default=1e-6, ge=0)
     rel_tol: float = Field(default=1e-6, ge=0)
+    case_sensitive: bool = True
+    """False: ``yes`` matches ``YES`` (Kattis' default, CodeContests' tester)."""
+    space_change_sensitive: bool = False
+    """True: the amount and kind of whitespace must match too (Kattis flag)."""
+    validator: str | None = None
+    """For ``custom``: the validator program's source (run as ``validator in ans feedback_dir
+    < team_output``; exit 42 accepts, 43 rejects, anything else is a judge error)."""
+    validator_language: Literal["python3"] = "python3"
+    validator_args: list[str] = Field(default_factory=list)
+    """Extra arguments after the feedback directory (problem.yaml ``output_validator_flags``)."""
+
+    @model_validator(mode="after")
+    def _custom_has_validator(self) -> Checker:
+        if self.kind == "custom" and not self.validator:
+            raise ValueError("a custom checker needs 'validator' (the validator's source)")
+        if self.kind != "custom" and self.validator is not None:
+            raise ValueError(f"'validator' is only used by kind 'custom', not {self.kind!r}")
+        return self
 
 
 class ReferenceLabel(StrEnum):
     CORRECT = "correct"
     INCORRECT = "incorrect"
+
+
+ExpectedVerdict = Literal[
+    "wrong_answer", "runtime_error", "timeout", "memory_limit", "output_limit", "compile_error"
+]
+"""The failing verdicts (the sandbox's Status values) an incorrect reference may promise."""
 
 
 class Reference(_Model):
@@ -115,6 +153,10 @@ class Reference(_Model):
     """For incorrect references: what is wrong and which weak tests it slips through."""
     durations_s: dict[str, float] = Field(default_factory=dict)
     """Stored duration per test id, in seconds (the H(x) pool of spec §1)."""
+    expected_verdict: ExpectedVerdict | None = None
+    """For incorrect references: the verdict at least one test must get (a sandbox Status
+    value such as ``wrong_answer``, ``timeout``, ``runtime_error``), e.g. from a Kattis
+    package's ``submissions/<verdict>/`` folder. ``None``: any failure will do."""
 
 
 Difficulty = Literal["easy", "medium", "hard", "unknown"]
@@ -174,6 +216,14 @@ class Problem(_Model):
     entry_point: str | None = None
     """For call-based and assert-style problems: the function the program must define."""
     starter_code: str | None = None
+    """The code shown to the model to start from (e.g. a ``class Solution`` stub)."""
+    prelude: str | None = None
+    """Trusted code run before the program in call and assert tests, in both the candidate's
+    process and the checker's: the imports and helper classes a dataset's harness provides
+    (LeetCodeDataset's ``prompt`` with ListNode/TreeNode, MBPP's ``test_setup_code``)."""
+    stdin_as_function: bool = False
+    """Run stdio programs wrapped in a function, as the APPS/TACO harness does (so a top-level
+    ``return`` ends the program); see ``execrl.sandbox.wrapping.wrap_stdin_program``."""
     tags: list[str] = Field(default_factory=list)
     source: Source = Field(default_factory=Source)
     generator: Generator | None = None

@@ -9,13 +9,18 @@ Field by field:
   output the return value. APPS/TACO usually wrap a call's return value in a one-element list
   and their checker accepts either form, so such a test expects the unwrapped value and
   ``also_accept``s the wrapped one. All tests are T0 (``original``).
+- checker: the APPS/TACO harness's own comparison (``Checker(kind="apps")``), and
+  ``stdin_as_function`` for stdio problems: their harness runs a stdin program as the body of
+  a function, so a top-level ``return`` is allowed (``execrl.sandbox.wrapping``).
 - ``solutions`` (a JSON string list of programs) → correct references ``solution-0``, …
 - ``starter_code`` → ``starter_code``; ``fn_name`` → ``entry_point``.
 - ``difficulty``: APPS ``introductory`` / ``interview`` / ``competition`` and TACO ``EASY`` /
   ``MEDIUM`` / ``MEDIUM_HARD`` / ``HARD`` / ``VERY_HARD`` → easy / medium / hard.
 - ``problem_id`` (APPS) → id; TACO rows have none, so the id is ``<prefix>-<row number>``.
 - TACO's ``time_limit`` ("2 seconds") and ``memory_limit`` ("256 megabytes") → limits;
-  ``tags``, ``raw_tags``, ``skill_types``, ``source``, ``url``, ``date``, ``picture_num``,
+  ``tags``, ``raw_tags``, ``skill_types`` (TACO stores these three as Python-literal strings
+  such as ``"['Sorting', 'Greedy algorithms']"``; read with ``ast.literal_eval``, JSON as a
+  fallback), ``source``, ``url``, ``date``, ``picture_num``,
   ``Expected Time Complexity`` and ``Expected Auxiliary Space`` → ``source`` / ``tags``.
 """
 
@@ -26,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from execrl.errors import LoaderError
-from execrl.problems._rows import decode_json_field, iter_rows, slugify
+from execrl.problems._rows import decode_json_field, decode_literal_list, iter_rows, slugify
 from execrl.problems._validation import parse_problem
 from execrl.problems.models import Difficulty, Problem
 
@@ -40,6 +45,8 @@ DIFFICULTIES: dict[str, Difficulty] = {
     "HARD": "hard",
     "VERY_HARD": "hard",
 }
+_LIST_FIELDS = ("raw_tags", "skill_types")
+"""TACO stores these (and ``tags``) as Python-literal strings: ``"['Sorting', 'Greedy']"``."""
 _EXTRA_FIELDS = (
     "raw_tags",
     "skill_types",
@@ -96,13 +103,15 @@ def taco_row_to_dict(row: dict[str, Any], where: str, fallback_id: str) -> dict[
         ],
         "entry_point": fn_name,
         "starter_code": row.get("starter_code") or None,
-        "tags": list(_as_list(row.get("tags"))),
+        "checker": {"kind": "apps"},
+        "stdin_as_function": not fn_name,
+        "tags": decode_literal_list(row.get("tags"), where=where, field="tags"),
         "source": {
             "dataset": "apps" if "problem_id" in row else "taco",
             "id": problem_id,
             "url": row.get("url") or None,
             "difficulty": raw_difficulty,
-            "extra": {k: row[k] for k in _EXTRA_FIELDS if row.get(k) not in (None, "", [])},
+            "extra": _extra_fields(row, where),
         },
     }
     if (seconds := _number(row.get("time_limit"))) is not None:
@@ -128,15 +137,12 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def _as_list(value: Any) -> list[str]:
-    if isinstance(value, str):
-        decoded = (
-            decode_json_field(value, where="tags", field="tags")
-            if value.startswith("[")
-            else [value]
-        )
-        return [str(v) for v in decoded or []]
-    return [str(v) for v in value or []]
+def _extra_fields(row: dict[str, Any], where: str) -> dict[str, Any]:
+    extra = {k: row[k] for k in _EXTRA_FIELDS if row.get(k) not in (None, "", [])}
+    for field in _LIST_FIELDS:
+        if field in extra:
+            extra[field] = decode_literal_list(extra[field], where=where, field=field)
+    return extra
 
 
 def _number(value: Any) -> float | None:
