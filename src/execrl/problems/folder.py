@@ -50,6 +50,11 @@ def read_problem_folder(folder: str | Path) -> Problem:
     meta_path = folder / PROBLEM_FILE
     if not meta_path.is_file():
         raise ProblemFormatError(f"{folder}: no {PROBLEM_FILE}; is this a problem folder?")
+    if (folder / "data").is_dir() and not (folder / "tests").is_dir():
+        raise ProblemFormatError(
+            f"{folder}: this looks like a Kattis/ICPC problem package (data/, no tests/); "
+            "read it with --format kattis (execrl.problems.kattis.load_kattis)"
+        )
     meta = _read_yaml(meta_path)
     data: dict[str, Any] = dict(meta)
     data.setdefault("id", folder.name)

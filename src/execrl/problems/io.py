@@ -29,7 +29,16 @@ def _read_folders(path: Path) -> list[Problem]:
 
 def _dataset_readers() -> dict[str, Callable[[Path], list[Problem]]]:
     # Imported lazily: each loader module is small, but this keeps `execrl --help` instant.
-    from execrl.problems import codecontests, humaneval, livecodebench, taco
+    from execrl.problems import (
+        codecontests,
+        humaneval,
+        kattis,
+        leetcode,
+        livecodebench,
+        mbpp,
+        taco,
+        verl_rows,
+    )
 
     return {
         "codecontests": codecontests.load_codecontests,
@@ -37,16 +46,36 @@ def _dataset_readers() -> dict[str, Callable[[Path], list[Problem]]]:
         "apps": taco.load_taco,
         "livecodebench": livecodebench.load_livecodebench,
         "humaneval": humaneval.load_humaneval,
+        "leetcode": leetcode.load_leetcode,
+        "mbpp": mbpp.load_mbpp,
+        "kattis": kattis.load_kattis,
+        "verl": verl_rows.load_verl_rows,
+        "deepcoder": verl_rows.load_deepcoder_rows,
     }
 
 
-FORMATS = ("folder", "jsonl", "codecontests", "taco", "apps", "livecodebench", "humaneval")
+FORMATS = (
+    "folder",
+    "jsonl",
+    "codecontests",
+    "taco",
+    "apps",
+    "livecodebench",
+    "humaneval",
+    "leetcode",
+    "mbpp",
+    "kattis",
+    "verl",
+    "deepcoder",
+)
 
 
 def guess_format(path: Path) -> str:
     """Native formats are recognised from the path; dataset formats must be named."""
     if path.is_dir():
-        return "folder"
+        from execrl.problems.kattis import holds_kattis_packages
+
+        return "kattis" if holds_kattis_packages(path) else "folder"
     if path.name.endswith((".jsonl", ".jsonl.gz")):
         return "jsonl"
     raise LoaderError(
@@ -83,7 +112,7 @@ def load_problem(source: str | Path, problem_id: str, *, format: str | None = No
     if format is None and str(source) != STARTER:
         root = bundled_dir() if str(source) == BUNDLED else Path(source)
         folder = root / _folder_name(problem_id)
-        if root.is_dir() and is_problem_folder(folder):
+        if root.is_dir() and is_problem_folder(folder) and guess_format(folder) == "folder":
             return read_problem_folder(folder)
     return select_problems(load_problems(source, format=format), [problem_id])[0]
 

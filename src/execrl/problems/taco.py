@@ -81,10 +81,15 @@ def taco_row_to_dict(row: dict[str, Any], where: str, fallback_id: str) -> dict[
         )
     pairs = list(zip(inputs, outputs, strict=True))
     tests = (
-        [_call_test(i, fn_name, inp, out) for i, (inp, out) in enumerate(pairs)]
+        [call_test_dict(i, fn_name, inp, out) for i, (inp, out) in enumerate(pairs)]
         if fn_name
         else [
-            {"kind": "stdio", "id": f"test-{i}", "input": _text(inp), "output": _text(out)}
+            {
+                "kind": "stdio",
+                "id": f"test-{i}",
+                "input": stdio_text(inp),
+                "output": stdio_text(out),
+            }
             for i, (inp, out) in enumerate(pairs)
         ]
     )
@@ -121,7 +126,7 @@ def taco_row_to_dict(row: dict[str, Any], where: str, fallback_id: str) -> dict[
     return data
 
 
-def _call_test(index: int, fn_name: str, args: Any, expected: Any) -> dict[str, Any]:
+def call_test_dict(index: int, fn_name: str, args: Any, expected: Any) -> dict[str, Any]:
     args = args if isinstance(args, list) else [args]
     test: dict[str, Any] = {"kind": "call", "id": f"test-{index}", "fn_name": fn_name, "args": args}
     if isinstance(expected, list) and len(expected) == 1:
@@ -131,7 +136,7 @@ def _call_test(index: int, fn_name: str, args: Any, expected: Any) -> dict[str, 
     return test
 
 
-def _text(value: Any) -> str:
+def stdio_text(value: Any) -> str:
     if isinstance(value, list):
         return "\n".join(str(v) for v in value) + "\n"
     return str(value)

@@ -251,6 +251,10 @@ class LocalExecutor:
         if raw is None:
             return TestResult(test_id=test.id, status=Status.INCONCLUSIVE, detail=_short(failure))
         result = judge(test, raw, request.checker, request.limits)
+        if request.checker.kind == "custom":  # a Kattis-style output validator decides
+            from execrl.sandbox.validators import revalidate
+
+            result = revalidate(server, request.checker, test, raw, result)
         return apply_intended_limit(result, request.options)
 
 

@@ -1,0 +1,401 @@
+"""Kattis / ICPC problem packages (the problemarchive.org problem package format).
+
+A package is a folder::
+
+    <short-name>/
+      problem.yaml                    name, limits, validation, validator_flags
+      .timelimit                      optional: the time limit in seconds (DOMjudge, problemtools)
+      problem_statement/problem.en.tex | problem.en.md | problem.tex | problem.md
+                                      (``statement/`` in the 2023-07 format)
+      data/sample/*.in, *.ans         sample tests
+      data/secret/**/*.in, *.ans      secret tests (test groups may nest folders)
+      data/testdata.yaml              optional: output_validator_flags
+      submissions/<verdict>/*.py      accepted, wrong_answer, time_limit_exceeded,
+                                      run_time_error, memory_limit_exceeded, ...
+      output_validators/<name>/*.py   a custom output validator (``output_validator/`` in 2023-07)
+
+Field by field:
+
+- folder name → id; ``name`` (a string, or a map language → string) → title; the English
+  statement (or the only one) → statement.
+- ``data/sample`` and ``data/secret`` → stdio tests in T0 (``original``): both are the
+  problem's own tests, as CodeContests' public and private tests are. Ids are the paths under
+  ``data/`` without the suffix (``sample/1``, ``secret/group1/03-max``), in natural order.
+- time limit: ``.timelimit``, else ``limits.time_limit`` (2023-07); otherwise the Problem
+  default (10 s), since Kattis derives it from the accepted submissions' run times
+  (``limits.time_multiplier``, kept in ``source.extra``). ``limits.memory`` (MiB) → memory.
+- checker: ``validation: default`` (or no ``output_validators``) → the Kattis default
+  validator: case-insensitive and space-insensitive unless ``case_sensitive`` /
+  ``space_change_sensitive`` are in the flags; ``float_tolerance ε`` (both),
+  ``float_absolute_tolerance ε`` and ``float_relative_tolerance ε`` make numeric tokens match
+  within the tolerance. Flags come from ``validator_flags`` (legacy problem.yaml) and
+  ``output_validator_flags`` (problem.yaml or data/testdata.yaml). ``validation: custom``
+  (or an output validator folder) → ``Checker(kind="custom")`` with the Python validator's
+  source; it runs as ``validator input judge_answer feedback_dir [flags] < team_output``, in
+  its own sandboxed process (``execrl.sandbox.validators``). Only Python validators are
+  supported; a C++ (or other) validator is a LoaderError that says so.
+- ``submissions/accepted/*.py`` → correct references; every other verdict folder →
+  incorrect references whose ``expected_verdict`` is that folder's verdict
+  (``wrong_answer``, ``timeout``, ``runtime_error``, ``memory_limit``, ``output_limit``;
+  folders with no single verdict, such as ``rejected``, promise only a failure). Reference
+  names are ``<folder>-<file stem>``. Non-Python submissions are skipped, with one warning
+  per package giving the count.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from execrl.errors import LoaderError
+from execrl.problems._validation import parse_problem
+from execrl.problems.folder import natural_key
+from execrl.problems.models import Problem
+
+VERDICT_FOLDERS: dict[str, str | None] = {
+    "accepted": None,
+    "wrong_answer": "wrong_answer",
+    "time_limit_exceeded": "timeout",
+    "run_time_error": "runtime_error",
+    "memory_limit_exceeded": "memory_limit",
+    "output_limit_exceeded": "output_limit",
+    "compile_error": "compile_error",
+}
+"""Submission folder → the sandbox verdict its submissions must get on at least one test."""
+STATEMENT_NAMES = ("problem.en.md", "problem.en.tex", "problem.md", "problem.tex")
+VALIDATOR_FOLDERS = ("output_validators", "output_validator")
+PYTHON_SUFFIXES = (".py", ".py3")
+
+
+class SkippedSubmissionsWarning(UserWarning):
+    """Some submissions of a Kattis package are not Python and were not loaded."""
+
+
+def is_kattis_package(path: Path) -> bool:
+    """A Kattis package: a ``data/`` folder with sample or secret tests, and not execrl's own
+    ``tests/`` layout (both formats name their metadata ``problem.yaml``)."""
+    data = path / "data"
+    return (
+        path.is_dir()
+        and data.is_dir()
+        and not (path / "tests").is_dir()
+        and ((data / "sample").is_dir() or (data / "secret").is_dir())
+    )
+
+
+def holds_kattis_packages(path: Path) -> bool:
+    """``path`` is a Kattis package or a folder with at least one package in it."""
+    if is_kattis_package(path):
+        return True
+    return path.is_dir() and any(is_kattis_package(p) for p in path.iterdir())
+
+
+def load_kattis(path: str | Path) -> list[Problem]:
+    """Load one Kattis package, or every package in a folder of them (in name order)."""
+    path = Path(path)
+    if is_kattis_package(path):
+        return [read_kattis_package(path)]
+    if not path.is_dir():
+        raise LoaderError(f"{path}: a Kattis package is a folder (with problem.yaml and data/)")
+    packages = sorted((p for p in path.iterdir() if is_kattis_package(p)), key=lambda p: p.name)
+    if not packages:
+        raise LoaderError(
+            f"{path}: no Kattis problem packages found (a package holds data/sample or "
+            "data/secret with .in/.ans files)"
+        )
+    return [read_kattis_package(p) for p in packages]
+
+
+def read_kattis_package(folder: Path) -> Problem:
+    """Read one package; errors name the file at fault."""
+    meta_path = folder / "problem.yaml"
+    meta = _read_yaml(meta_path) if meta_path.is_file() else {}
+    limits = meta.get("limits") or {}
+    if not isinstance(limits, dict):
+        raise LoaderError(f"{meta_path}: 'limits' should be a mapping, got {limits!r}")
+    data: dict[str, Any] = {
+        "id": _slug(folder.name),
+        "title": _title(meta.get("name"), folder.name),
+        "statement": _statement(folder),
+        "tests": _tests(folder / "data"),
+        "checker": _checker(folder, meta, meta_path),
+        "references": _submissions(folder),
+        "source": {
+            "dataset": "kattis",
+            "id": folder.name,
+            "url": meta.get("source_url") or None,
+            "extra": {
+                k: v
+                for k, v in {
+                    "source": meta.get("source"),
+                    "author": meta.get("author"),
+                    "license": meta.get("license"),
+                    "time_multiplier": limits.get("time_multiplier"),
+                    "problem_format_version": meta.get("problem_format_version"),
+                }.items()
+                if v not in (None, "")
+            },
+        },
+    }
+    if (seconds := _time_limit(folder, limits)) is not None:
+        data["time_limit_s"] = seconds
+    if limits.get("memory"):
+        data["memory_limit_mb"] = int(limits["memory"])
+    return parse_problem(data, where=str(meta_path if meta_path.is_file() else folder))
+
+
+# -- metadata -----------------------------------------------------------------------------------
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise LoaderError(f"{path}: not valid YAML: {exc}") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise LoaderError(f"{path}: expected a mapping at the top level")
+    return data
+
+
+def _slug(name: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9_.\-]+", "-", name).strip("-.")
+    return slug or "problem"
+
+
+def _title(name: Any, fallback: str) -> str:
+    if isinstance(name, dict):
+        return str(name.get("en") or next(iter(name.values()), fallback))
+    return str(name) if name else fallback
+
+
+def _statement(folder: Path) -> str:
+    for sub in ("problem_statement", "statement"):
+        for name in STATEMENT_NAMES:
+            path = folder / sub / name
+            if path.is_file():
+                return path.read_text(encoding="utf-8")
+        others = sorted((folder / sub).glob("problem.*")) if (folder / sub).is_dir() else []
+        if others:
+            return others[0].read_text(encoding="utf-8")
+    return ""
+
+
+def _time_limit(folder: Path, limits: dict[str, Any]) -> float | None:
+    timelimit = folder / ".timelimit"
+    if timelimit.is_file():
+        text = timelimit.read_text(encoding="utf-8").strip()
+        try:
+            return float(text)
+        except ValueError:
+            raise LoaderError(f"{timelimit}: expected a number of seconds, got {text!r}") from None
+    if limits.get("time_limit") is not None:
+        return float(limits["time_limit"])
+    return None
+
+
+# -- tests --------------------------------------------------------------------------------------
+
+
+def _tests(data_dir: Path) -> list[dict[str, Any]]:
+    tests = []
+    for part in ("sample", "secret"):
+        root = data_dir / part
+        if not root.is_dir():
+            continue
+        inputs = sorted(root.rglob("*.in"), key=lambda p: natural_key(str(p.relative_to(root))))
+        for inp in inputs:
+            ans = inp.with_suffix(".ans")
+            if not ans.is_file():
+                raise LoaderError(f"{inp}: has no {ans.name} (each .in needs its .ans)")
+            test_id = str(inp.relative_to(data_dir).with_suffix("")).replace("\\", "/")
+            tests.append(
+                {
+                    "kind": "stdio",
+                    "id": _test_id(test_id),
+                    "input": _read_text(inp),
+                    "output": _read_text(ans),
+                }
+            )
+    if not tests:
+        raise LoaderError(f"{data_dir}: no tests (data/sample and data/secret hold .in/.ans)")
+    return tests
+
+
+def _test_id(raw: str) -> str:
+    return "/".join(re.sub(r"[^A-Za-z0-9_.\-]+", "-", part) or "x" for part in raw.split("/"))
+
+
+def _read_text(path: Path) -> str:
+    with open(path, encoding="utf-8", newline="") as f:
+        return f.read()
+
+
+# -- output validation --------------------------------------------------------------------------
+
+
+def _checker(folder: Path, meta: dict[str, Any], meta_path: Path) -> dict[str, Any]:
+    flags = _flags(folder, meta)
+    validation = str(meta.get("validation") or "default")
+    validator_dir = next(
+        (
+            folder / d
+            for d in VALIDATOR_FOLDERS
+            if (folder / d).is_dir() and any((folder / d).iterdir())
+        ),
+        None,
+    )
+    if "interactive" in validation.split():
+        raise LoaderError(f"{meta_path}: interactive problems are not supported")
+    if "custom" in validation.split() or (validator_dir is not None and validation != "default"):
+        if validator_dir is None:
+            raise LoaderError(
+                f"{meta_path}: validation is {validation!r} but there is no "
+                f"{folder / VALIDATOR_FOLDERS[0]}/ folder"
+            )
+        return {
+            "kind": "custom",
+            "validator": _python_validator(validator_dir),
+            "validator_args": flags,
+        }
+    return default_validator_checker(flags, where=str(meta_path))
+
+
+def default_validator_checker(
+    flags: list[str], *, where: str = "validator_flags"
+) -> dict[str, Any]:
+    """The Checker fields of the Kattis default output validator with ``flags``."""
+    checker: dict[str, Any] = {"kind": "tokens", "case_sensitive": False}
+    abs_tol = rel_tol = None
+    i = 0
+    while i < len(flags):
+        flag = flags[i]
+        if flag == "case_sensitive":
+            checker["case_sensitive"] = True
+        elif flag == "space_change_sensitive":
+            checker["space_change_sensitive"] = True
+        elif flag in ("float_tolerance", "float_absolute_tolerance", "float_relative_tolerance"):
+            if i + 1 >= len(flags):
+                raise LoaderError(f"{where}: {flag} needs a number after it")
+            try:
+                value = float(flags[i + 1])
+            except ValueError:
+                raise LoaderError(
+                    f"{where}: {flag} needs a number after it, got {flags[i + 1]!r}"
+                ) from None
+            if flag != "float_relative_tolerance":
+                abs_tol = value
+            if flag != "float_absolute_tolerance":
+                rel_tol = value
+            i += 1
+        else:
+            raise LoaderError(
+                f"{where}: unknown default-validator flag {flag!r}; known: case_sensitive, "
+                "space_change_sensitive, float_tolerance, float_absolute_tolerance, "
+                "float_relative_tolerance"
+            )
+        i += 1
+    if abs_tol is not None or rel_tol is not None:
+        checker.update(kind="float", abs_tol=abs_tol or 0.0, rel_tol=rel_tol or 0.0)
+    return checker
+
+
+def _flags(folder: Path, meta: dict[str, Any]) -> list[str]:
+    flags: list[str] = []
+    sources: list[Any] = [meta.get("validator_flags"), meta.get("output_validator_flags")]
+    for testdata in (
+        folder / "data" / "testdata.yaml",
+        folder / "data" / "secret" / "testdata.yaml",
+    ):
+        if testdata.is_file():
+            sources.append(_read_yaml(testdata).get("output_validator_flags"))
+    for value in sources:
+        if isinstance(value, str):
+            flags += value.split()
+        elif isinstance(value, list):
+            flags += [str(v) for v in value]
+    seen: list[str] = []
+    for flag in flags:  # the same flag from two places counts once (numbers may repeat)
+        if flag not in seen or _is_number(flag):
+            seen.append(flag)
+    return seen
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _python_validator(validator_dir: Path) -> str:
+    """The source of the package's Python output validator (one file, or ``validate.py``)."""
+    candidates = [validator_dir] if validator_dir.is_file() else []
+    for sub in [validator_dir, *sorted(p for p in validator_dir.iterdir() if p.is_dir())]:
+        files = sorted(p for p in sub.iterdir() if p.is_file())
+        python = [p for p in files if p.suffix in PYTHON_SUFFIXES]
+        if python:
+            named = [p for p in python if p.stem in ("validate", "validator", "output_validator")]
+            candidates = named or python
+            break
+        others = [p for p in files if p.suffix in (".cpp", ".cc", ".c", ".java", ".kt", ".rs")]
+        if others:
+            raise LoaderError(
+                f"{others[0]}: only Python output validators are supported here; run this "
+                "package's validator with its own judge, or port it to Python"
+            )
+    if len(candidates) != 1:
+        found = ", ".join(p.name for p in candidates) or "none"
+        raise LoaderError(
+            f"{validator_dir}: expected one Python validator file (or validate.py), found {found}"
+        )
+    return candidates[0].read_text(encoding="utf-8")
+
+
+# -- submissions --------------------------------------------------------------------------------
+
+
+def _submissions(folder: Path) -> list[dict[str, Any]]:
+    root = folder / "submissions"
+    if not root.is_dir():
+        return []
+    references, skipped = [], 0
+    for verdict_dir in sorted(p for p in root.iterdir() if p.is_dir()):
+        expected = VERDICT_FOLDERS.get(verdict_dir.name)
+        label = "correct" if verdict_dir.name == "accepted" else "incorrect"
+        for path in sorted(verdict_dir.iterdir(), key=lambda p: natural_key(p.name)):
+            if not (path.is_file() and path.suffix in PYTHON_SUFFIXES):
+                skipped += 1
+                continue
+            code = path.read_text(encoding="utf-8")
+            if _is_python2(code):
+                skipped += 1
+                continue
+            references.append(
+                {
+                    "name": _slug(f"{verdict_dir.name}-{path.stem}"),
+                    "code": code,
+                    "label": label,
+                    "expected_verdict": expected,
+                    "flaw": None if label == "correct" else f"submissions/{verdict_dir.name}",
+                }
+            )
+    if skipped:
+        warnings.warn(
+            f"{root}: skipped {skipped} submission(s) that are not Python 3 files "
+            "(execrl runs Python programs)",
+            SkippedSubmissionsWarning,
+            stacklevel=3,
+        )
+    return references
+
+
+def _is_python2(code: str) -> bool:
+    first = code.split("\n", 1)[0]
+    return first.startswith("#!") and "python2" in first
