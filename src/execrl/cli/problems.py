@@ -26,7 +26,7 @@ from execrl.problems.io import (
     save_problems,
     select_problems,
 )
-from execrl.problems.models import ReferenceLabel, TestGroup
+from execrl.problems.models import Reference, ReferenceLabel, TestGroup
 from execrl.sandbox.executor import LocalExecutor
 
 
@@ -166,6 +166,8 @@ def check_table(report: ProblemReport) -> Table:
         "reference",
         "label",
         "tier / flaw",
+        "expects",
+        "verdicts",
         "passed",
         "opt mean ms",
         "opt max ms",
@@ -184,6 +186,8 @@ def check_table(report: ProblemReport) -> Table:
             mark + ref.name,
             ref.label.value,
             escape(ref.tier or ref.flaw or ""),
+            _expects(ref),
+            ", ".join(f"{status} {n}" for status, n in ref_report.verdict_counts.items()),
             f"{passed}/{len(results)}",
             fmt_ms(sum(opt) / len(opt) if opt else None),
             fmt_ms(max(opt) if opt else None),
@@ -192,3 +196,10 @@ def check_table(report: ProblemReport) -> Table:
             else "",
         )
     return table
+
+
+def _expects(ref: Reference) -> str:
+    """What the check requires of a reference: pass all, fail one, or one given verdict."""
+    if ref.label is ReferenceLabel.CORRECT:
+        return "all success"
+    return f"≥1 {ref.expected_verdict}" if ref.expected_verdict else "≥1 failure"

@@ -36,10 +36,23 @@ class ReferenceReport:
 
     @property
     def as_expected(self) -> bool:
-        """Correct references pass everything; incorrect ones fail at least one test."""
+        """Correct references pass everything; incorrect ones fail at least one test, with
+        their ``expected_verdict`` when they name one (a Kattis ``time_limit_exceeded``
+        submission must time out on some test, not merely fail)."""
         if self.label is ReferenceLabel.CORRECT:
             return self.record.all_passed
-        return bool(self.failed_test_ids)
+        expected = self.reference.expected_verdict
+        if expected is None:
+            return bool(self.failed_test_ids)
+        return any(r.status.value == expected for r in self.record.results)
+
+    @property
+    def verdict_counts(self) -> dict[str, int]:
+        """How many tests got each verdict, most frequent first."""
+        counts: dict[str, int] = {}
+        for result in self.record.results:
+            counts[result.status.value] = counts.get(result.status.value, 0) + 1
+        return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
     def mean_cpu_s(self, group: TestGroup = TestGroup.OPTIMIZATION) -> float | None:
         """Mean CPU seconds over the group's tests (``None`` when the group is empty)."""

@@ -383,7 +383,6 @@ def _submissions(folder: Path) -> list[dict[str, Any]]:
                     "code": code,
                     "label": label,
                     "expected_verdict": expected,
-                    "flaw": None if label == "correct" else f"submissions/{verdict_dir.name}",
                 }
             )
     if skipped:
