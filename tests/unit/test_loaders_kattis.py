@@ -1,0 +1,133 @@
+"""Kattis/ICPC problem packages (tests/fixtures/kattis): reading, detection, the CLI's list."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from execrl.errors import ExecrlError, LoaderError
+from execrl.problems.io import guess_format, load_problem, load_problems
+from execrl.problems.kattis import (
+    SkippedSubmissionsWarning,
+    is_kattis_package,
+    load_kattis,
+    read_kattis_package,
+)
+
+KATTIS = Path(__file__).parents[1] / "fixtures" / "kattis"
+
+
+def average():
+    with pytest.warns(SkippedSubmissionsWarning, match="skipped 1 submission"):
+        return read_kattis_package(KATTIS / "average")
+
+
+def test_legacy_package_fields():
+    problem = average()
+    assert problem.id == "average" and problem.title == "Average"
+    assert problem.statement.startswith("\\problemname{Average}")
+    assert problem.time_limit_s == 2.0  # .timelimit
+    assert problem.memory_limit_mb == 256  # limits.memory
+    assert problem.source.dataset == "kattis"
+    assert problem.source.extra["time_multiplier"] == 5
+    assert [t.id for t in problem.tests] == [
+        "sample/1",
+        "sample/2",
+        "secret/group1/01",
+        "secret/group1/02-zero",
+        "secret/group2/10",
+    ]
+    assert {t.group.value for t in problem.tests} == {"original"}
+    assert problem.tests[0].output == "0.5000000000\nPositive\n"
+
+
+def test_validator_flags_become_the_checker():
+    checker = average().checker
+    assert (checker.kind, checker.abs_tol, checker.rel_tol) == ("float", 1e-6, 1e-6)
+    assert not checker.case_sensitive and not checker.space_change_sensitive
+
+
+def test_submissions_by_verdict_folder_become_labelled_references():
+    refs = {r.name: r for r in average().references}
+    assert set(refs) == {
+        "accepted-average",
+        "accepted-average_exit",
+        "wrong_answer-integer_division",
+        "time_limit_exceeded-spin",
+        "run_time_error-no_zero",
+    }  # accepted/average.cpp is skipped with a warning
+    assert refs["accepted-average"].label.value == "correct"
+    assert refs["accepted-average"].expected_verdict is None
+    assert refs["wrong_answer-integer_division"].expected_verdict == "wrong_answer"
+    assert refs["time_limit_exceeded-spin"].expected_verdict == "timeout"
+    assert refs["run_time_error-no_zero"].expected_verdict == "runtime_error"
+    assert {r.label.value for n, r in refs.items() if not n.startswith("accepted")} == {"incorrect"}
+
+
+def test_2023_07_package_limits_statement_and_output_validator_flags():
+    problem = read_kattis_package(KATTIS / "hello2023")
+    assert problem.time_limit_s == 1.5  # limits.time_limit
+    assert problem.statement.startswith("Print `Hello, World!`")  # statement/problem.en.md
+    assert problem.checker.kind == "tokens"
+    assert problem.checker.case_sensitive and problem.checker.space_change_sensitive
+
+
+def test_custom_python_validator_is_the_checker():
+    problem = read_kattis_package(KATTIS / "pairsum")
+    assert problem.checker.kind == "custom"
+    assert "sys.exit(42)" in problem.checker.validator
+    assert problem.checker.validator_args == ["strict"]
+
+
+def test_cpp_validator_is_a_clear_error(tmp_path: Path):
+    package = shutil.copytree(KATTIS / "pairsum", tmp_path / "pairsum")
+    validator = package / "output_validators" / "pair_validator"
+    (validator / "validate.py").unlink()
+    (validator / "validate.cpp").write_text("int main() { return 42; }\n")
+    with pytest.raises(LoaderError, match="only Python output validators are supported"):
+        read_kattis_package(package)
+
+
+def test_missing_answer_file_names_it(tmp_path: Path):
+    package = shutil.copytree(KATTIS / "hello2023", tmp_path / "hello2023")
+    (package / "data" / "secret" / "1.ans").unlink()
+    with pytest.raises(LoaderError, match=r"secret/1\.in: has no 1\.ans"):
+        read_kattis_package(package)
+
+
+def test_packages_are_recognised_without_format():
+    assert is_kattis_package(KATTIS / "average")
+    assert not is_kattis_package(KATTIS)
+    assert guess_format(KATTIS / "average") == "kattis"
+    assert guess_format(KATTIS) == "kattis"
+    with pytest.warns(SkippedSubmissionsWarning):
+        problems = load_problems(KATTIS)
+    assert [p.id for p in problems] == ["average", "hello2023", "pairsum"]
+    with pytest.warns(SkippedSubmissionsWarning):
+        assert load_problem(KATTIS, "pairsum").checker.kind == "custom"
+    assert [p.id for p in load_kattis(KATTIS / "pairsum")] == ["pairsum"]
+
+
+def test_native_reader_points_at_the_kattis_format():
+    from execrl.problems.folder import read_problem_folder
+
+    with pytest.raises(ExecrlError, match="looks like a Kattis/ICPC problem package"):
+        read_problem_folder(KATTIS / "hello2023")
+
+
+@pytest.mark.parametrize("target", ["average", ""])
+def test_cli_lists_a_package_and_a_folder_of_packages(target):
+    done = subprocess.run(
+        [sys.executable, "-m", "execrl.cli.main", "problems", "list", str(KATTIS / target)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "average" in done.stdout
+    assert "3/0" not in done.stdout and "2/3" in done.stdout  # 2 accepted, 3 other verdicts
+    assert "problems" in done.stdout.splitlines()[-1]
