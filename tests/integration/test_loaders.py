@@ -254,3 +254,89 @@ def test_every_real_humaneval_canonical_solution_passes(run_problem):
         p.id for p in load_humaneval() if not run_problem(p.references[0].code, p).all_passed
     ]
     assert failures == []
+
+
+# --- issue 15: each loader's checker is its judge's, run in the sandbox ----------------------
+
+
+def test_codecontests_correct_program_passes_with_other_case_and_float_format(run_problem):
+    (problem,) = load_codecontests(FIXTURES / "codecontests_rows" / "case_and_floats.jsonl")
+    good, bad = problem.references
+    record = run_problem(good.code, problem)  # prints 0.5 for 0.5000000000, yes for YES
+    assert [r.status for r in record.results] == [Status.SUCCESS] * 3
+    floor_division = [r.status for r in run_problem(bad.code, problem).results]
+    assert floor_division == [Status.WRONG_ANSWER, Status.SUCCESS, Status.WRONG_ANSWER]  # 4 // 2
+
+
+def test_taco_solution_with_top_level_return_passes_once_wrapped(run_problem):
+    from execrl.sandbox.wrapping import wrap_stdin_program
+
+    (problem,) = load_taco(FIXTURES / "taco_rows" / "taco_literal_lists.jsonl")
+    early_return = problem.references[0].code
+    assert problem.stdin_as_function
+    unwrapped = run_problem(early_return, problem)
+    assert {r.status for r in unwrapped.results} == {Status.COMPILE_ERROR}
+    assert run_problem(wrap_stdin_program(early_return), problem).all_passed
+    assert run_problem(wrap_stdin_program(problem.references[1].code), problem).all_passed
+
+
+KATTIS = FIXTURES / "kattis"
+
+
+def test_kattis_custom_validator_judges_in_the_sandbox(run_problem):
+    from execrl.problems.kattis import read_kattis_package
+
+    problem = read_kattis_package(KATTIS / "pairsum")
+    accepted, wrong = problem.references
+    # Any valid pair passes, not only the judge's answer (1 4 for 5).
+    assert run_problem("n = int(input())\nprint(1, n - 1)\n", problem).all_passed
+    assert run_problem(accepted.code, problem).all_passed
+    record = run_problem(wrong.code, problem)
+    assert {r.status for r in record.results} == {Status.WRONG_ANSWER}
+    assert "not both positive" in record.results[0].detail  # the validator's judgemessage
+    # A crashing program is the program's fault, judged before the validator runs.
+    crash = run_problem("raise SystemExit(3)\n", problem)
+    assert {r.status for r in crash.results} == {Status.RUNTIME_ERROR}
+
+
+def test_kattis_validator_failure_is_inconclusive_never_wrong(run_problem):
+    from execrl.problems.kattis import read_kattis_package
+
+    problem = read_kattis_package(KATTIS / "pairsum")
+    for broken in ("import sys\nsys.exit(0)\n", "raise ValueError('validator bug')\n"):
+        checker = problem.checker.model_copy(update={"validator": broken})
+        record = run_problem("print(1, 1)\n", problem.model_copy(update={"checker": checker}))
+        assert {r.status for r in record.results} == {Status.INCONCLUSIVE}
+        assert "output validator failed" in record.results[0].detail
+
+
+def _execrl(*args: str):
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "execrl.cli.main", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_problems_check_holds_kattis_submissions_to_their_folders_verdicts():
+    done = _execrl("problems", "check", str(KATTIS), "--jobs", "2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for name in ("accepted-average", "time_limit_exc", "run_time_error", "wrong_answer-zero"):
+        assert name in done.stdout
+    assert "≥1 timeout" in done.stdout and "≥1 runtime_error" in done.stdout
+
+
+def test_problems_check_fails_when_a_submission_is_in_the_wrong_folder(tmp_path):
+    import shutil
+
+    package = shutil.copytree(KATTIS / "hello2023", tmp_path / "hello2023")
+    submissions = package / "submissions"
+    (submissions / "run_time_error").mkdir()
+    shutil.move(submissions / "wrong_answer" / "two_spaces.py", submissions / "run_time_error")
+    done = _execrl("problems", "check", str(package))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAILED" in done.stdout and "≥1 runtime_error" in done.stdout
