@@ -95,77 +95,214 @@ def _read_exact(fd: int, n: int) -> bytes:
 
 
 # --------------------------------------------------------------------------------------------
-# Plain-data codec for call-based values. Containers are tagged so tuples, sets and non-finite
-# floats survive; only exact built-in types are encoded (subclasses are read through the base
-# type's own methods), so a returned object cannot smuggle a rigged __eq__ to the comparer.
+# Value codec for call-based and assert-style values. A value travels as
+# {"root": item, "table": [entry, ...]}: scalars are inline items; every container or object
+# is a table entry referenced by {"ref": index}, so shared references and cycles survive and a
+# 100,000-node linked list is one flat JSON array (encoded and decoded without recursion).
+#   item:  None | bool | int | finite float | str | {"int": hex} (big ints: str(int) is capped
+#          at 4,300 digits, hex is not) | {"float": repr} | {"bytes": hex} | {"complex": [r, i]}
+#          | {"ref": n} | {"remote": key, "type": name} (an object living in the candidate)
+#   entry: ["list" | "tuple" | "set" | "frozenset", [item, ...]] | ["dict", [[k, v], ...]]
+#          | ["obj", class name, [[attribute, item], ...]] (a class the prelude defines)
+# Containers are read through the base type's own methods (subclasses included), so a returned
+# object cannot smuggle a rigged __eq__ to the comparer; decoding builds only built-in values,
+# instances of trusted prelude classes (without running __init__) and remote handles.
 
 
 class NotPlainData(TypeError):
     pass
 
 
-def encode_value(value, depth: int = 0):
-    if depth > 200:
-        raise NotPlainData("value nested too deeply")
-    if value is None or type(value) is bool:  # bool cannot be subclassed
-        return value
-    if isinstance(value, int):
-        return int(int.__repr__(value))
-    if isinstance(value, float):
-        f = float(float.__repr__(value))
-        return f if math.isfinite(f) else {"float": float.__repr__(value)}
-    if isinstance(value, str):
-        return str.__str__(value)
-    if isinstance(value, bytes):
-        return {"bytes": bytes.hex(value)}
-    if isinstance(value, complex):
-        return {
-            "complex": [
-                complex.__getattribute__(value, "real"),
-                complex.__getattribute__(value, "imag"),
-            ]
-        }
-    if isinstance(value, list | tuple):
-        base = list if isinstance(value, list) else tuple
-        items = [
-            encode_value(base.__getitem__(value, i), depth + 1) for i in range(base.__len__(value))
-        ]
-        return {"list": items} if base is list else {"tuple": items}
-    if isinstance(value, set | frozenset):
-        base = set if isinstance(value, set) else frozenset
-        items = [encode_value(v, depth + 1) for v in base.__iter__(value)]
-        return {"set": items} if base is set else {"frozenset": items}
-    if isinstance(value, dict):
-        return {
-            "dict": [
-                [encode_value(k, depth + 1), encode_value(v, depth + 1)]
-                for k, v in dict.items(value)
-            ]
-        }
-    raise NotPlainData(f"a value of type {type(value).__name__} is not plain data")
+PLAIN_TYPES = "None, bool, int, float, complex, str, bytes, list, tuple, set, frozenset, dict"
+_INLINE_INT_BITS = 4096  # larger ints travel as hex
+_SEQUENCES = {list: "list", tuple: "tuple", set: "set", frozenset: "frozenset"}
 
 
-def decode_value(data):
-    if not isinstance(data, dict):
-        return data
-    ((tag, body),) = data.items()
-    if tag == "list":
-        return [decode_value(v) for v in body]
-    if tag == "tuple":
-        return tuple(decode_value(v) for v in body)
-    if tag == "set":
-        return {decode_value(v) for v in body}
-    if tag == "frozenset":
-        return frozenset(decode_value(v) for v in body)
-    if tag == "dict":
-        return {decode_value(k): decode_value(v) for k, v in body}
-    if tag == "float":
-        return float(body)
-    if tag == "bytes":
-        return bytes.fromhex(body)
-    if tag == "complex":
-        return complex(*body)
-    raise ValueError(f"unknown tag {tag!r}")
+class _Handles:
+    """Candidate side: the objects it handed to the checker as remote handles."""
+
+    __slots__ = ("ids", "objects")
+
+    def __init__(self) -> None:
+        self.objects: list = []  # kept alive, so their ids stay unique
+        self.ids: dict[int, int] = {}
+
+    def add(self, obj) -> int:
+        key = self.ids.get(id(obj))
+        if key is None:
+            key = self.ids[id(obj)] = len(self.objects)
+            self.objects.append(obj)
+        return key
+
+
+def not_plain_message(value, *, prelude_classes: bool = False) -> str:
+    also = " or objects of the prelude's classes" if prelude_classes else ""
+    return f"a {type(value).__name__} object; only plain data ({PLAIN_TYPES}){also} can be compared"
+
+
+def encode_value(value, *, classes=(), handles: _Handles | None = None) -> dict:
+    """``value`` as JSON-ready data. Instances of classes named in ``classes`` travel by
+    attribute state; other objects become remote handles when ``handles`` is given, and raise
+    NotPlainData otherwise."""
+    table: list = []
+    seen: dict[int, int] = {}
+    work: list = []
+
+    def tabled(obj) -> dict:
+        slot = seen.get(id(obj))
+        if slot is None:
+            slot = seen[id(obj)] = len(table)
+            table.append(None)
+            work.append((slot, obj))
+        return {"ref": slot}
+
+    def item(v):
+        if v is None or type(v) is bool:  # bool cannot be subclassed
+            return v
+        if isinstance(v, int):
+            n = int.__index__(v)
+            return n if n.bit_length() <= _INLINE_INT_BITS else {"int": hex(n)}
+        if isinstance(v, float):
+            f = float.__float__(v)
+            return f if math.isfinite(f) else {"float": float.__repr__(f)}
+        if isinstance(v, str):
+            return str.__str__(v)
+        if isinstance(v, bytes):
+            return {"bytes": bytes.hex(v)}
+        if isinstance(v, complex):
+            real, imag = complex.__getattribute__(v, "real"), complex.__getattribute__(v, "imag")
+            return {"complex": [item(real), item(imag)]}
+        if isinstance(v, list | tuple | set | frozenset | dict):
+            return tabled(v)
+        if type(v) is Remote:
+            return {"remote": v._key, "type": v._what}
+        if type(v).__name__ in classes and hasattr(v, "__dict__"):
+            return tabled(v)
+        if handles is not None:
+            return {"remote": handles.add(v), "type": type(v).__name__}
+        raise NotPlainData(not_plain_message(v, prelude_classes=bool(classes)))
+
+    root = item(value)
+    while work:
+        slot, v = work.pop()
+        if isinstance(v, dict):
+            table[slot] = ["dict", [[item(k), item(x)] for k, x in dict.items(v)]]
+            continue
+        for base, tag in _SEQUENCES.items():
+            if isinstance(v, base):
+                items = base.__iter__(v)
+                table[slot] = [tag, [item(x) for x in items]]
+                break
+        else:
+            state = object.__getattribute__(v, "__dict__")
+            attributes = [[str.__str__(k), item(x)] for k, x in dict.items(state)]
+            table[slot] = ["obj", type(v).__name__, attributes]
+    return {"root": root, "table": table}
+
+
+def decode_value(data, *, classes=None, remote=None):
+    """The value ``encode_value`` encoded; ValueError for anything malformed. ``classes`` maps
+    class names to (trusted) classes; ``remote(key, type_name)`` resolves a remote handle."""
+    try:
+        return _decode(data, classes or {}, remote)
+    except (TypeError, KeyError, IndexError, AttributeError) as exc:
+        raise ValueError(f"malformed value: {type(exc).__name__}: {exc}") from None
+
+
+def _decode(data, classes: dict, remote):
+    if not isinstance(data, dict) or set(data) != {"root", "table"}:
+        raise ValueError("not an encoded value")
+    table = data["table"]
+    if not isinstance(table, list):
+        raise ValueError("malformed table")
+    built: list = [None] * len(table)
+    done = [False] * len(table)
+    immutable = []
+    for i, entry in enumerate(table):  # 1. shells of mutable values: references can point here
+        kind = entry[0]
+        if kind == "list":
+            built[i] = []
+        elif kind == "dict":
+            built[i] = {}
+        elif kind == "set":
+            built[i] = set()
+        elif kind == "obj":
+            cls = classes.get(entry[1])
+            if cls is None:
+                raise ValueError(f"an object of an unknown class {entry[1]!r}")
+            built[i] = cls.__new__(cls)
+        elif kind in ("tuple", "frozenset"):
+            immutable.append(i)
+            continue
+        else:
+            raise ValueError(f"unknown entry {kind!r}")
+        done[i] = True
+
+    def item(x):
+        if x is None or isinstance(x, bool | int | float | str):
+            return x
+        if not isinstance(x, dict) or len(x) not in (1, 2):
+            raise ValueError(f"malformed item {type(x).__name__}")
+        if "ref" in x:
+            if not done[x["ref"]]:
+                raise ValueError("a reference to an unbuilt value")
+            return built[x["ref"]]
+        if "int" in x:
+            return int(x["int"], 16)
+        if "float" in x:
+            return float(x["float"])
+        if "bytes" in x:
+            return bytes.fromhex(x["bytes"])
+        if "complex" in x:
+            real, imag = x["complex"]
+            return complex(float(item(real)), float(item(imag)))
+        if "remote" in x and remote is not None:
+            return remote(x["remote"], str(x.get("type", "object")))
+        raise ValueError(f"unknown item {sorted(x)!r}")
+
+    # 2. tuples and frozensets, each after the tuples and frozensets it holds
+    visiting: set[int] = set()
+    for start in immutable:
+        stack = [start]
+        while stack:
+            i = stack[-1]
+            if done[i]:
+                stack.pop()
+                continue
+            visiting.add(i)
+            waiting = [
+                x["ref"]
+                for x in table[i][1]
+                if isinstance(x, dict) and "ref" in x and not done[x["ref"]]
+            ]
+            if waiting:
+                if any(j in visiting for j in waiting):
+                    raise ValueError("a cycle of tuples")
+                stack.extend(waiting)
+                continue
+            values = [item(x) for x in table[i][1]]
+            built[i] = tuple(values) if table[i][0] == "tuple" else frozenset(values)
+            done[i] = True
+            visiting.discard(i)
+            stack.pop()
+    # 3. fill the mutable values: objects and lists first, then what hashes its members
+    for order in (("obj", "list"), ("dict", "set")):
+        for i, entry in enumerate(table):
+            kind = entry[0]
+            if kind not in order:
+                continue
+            if kind == "obj":
+                state = vars(built[i])
+                for name, x in entry[2]:
+                    state[str(name)] = item(x)
+            elif kind == "list":
+                built[i].extend(item(x) for x in entry[1])
+            elif kind == "set":
+                built[i].update(item(x) for x in entry[1])
+            else:
+                for k, x in entry[1]:
+                    built[i][item(k)] = item(x)
+    return item(data["root"])
 
 
 # --------------------------------------------------------------------------------------------
@@ -864,18 +1001,66 @@ def _install_stdio() -> None:
     sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
 
 
+class _Quitter:
+    """``exit`` and ``quit`` as the ``site`` module defines them (the sandbox runs ``-S``)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Use {self.name}() or Ctrl-D (i.e. EOF) to exit"
+
+    def __call__(self, code=None):
+        with contextlib.suppress(Exception):
+            sys.stdin.close()
+        raise SystemExit(code)
+
+
+def _script_namespace(path: str) -> dict:
+    """The globals of a script run as ``python3 path``, and the ``exit``/``quit`` built-ins
+    that ``site`` would have added (installed in the child only: the host imports this file)."""
+    if not hasattr(builtins, "exit"):
+        builtins.exit, builtins.quit = _Quitter("exit"), _Quitter("quit")
+    return {
+        "__name__": "__main__",
+        "__doc__": None,
+        "__package__": None,
+        "__loader__": None,
+        "__spec__": None,
+        "__annotations__": {},
+        "__builtins__": builtins,
+        "__file__": path,
+        "__cached__": None,
+    }
+
+
+def _run_prelude(source: str, namespace: dict) -> dict:
+    """Run the trusted prelude in the program's namespace; returns the classes it defines.
+    Its failure is the sandbox's, not the program's (set-up failure: inconclusive)."""
+    if not source:
+        return {}
+    try:
+        exec(compile(source, "<prelude>", "exec"), namespace)
+    except BaseException as exc:
+        os.write(2, f"sandbox setup failed: the prelude raised {_format_exc_line(exc)}".encode())
+        os._exit(121)
+    return _prelude_classes(namespace)
+
+
 def _run_program(code, test: dict) -> None:
-    """Execute the candidate in this (child) process; exits, never returns."""
-    sys.argv = ["program.py"]
+    """Execute the candidate in this (child) process as ``python3 program.py`` would (with the
+    trusted prelude first in call and assert tests); exits, never returns."""
+    sys.argv = [SCRATCH + "/program.py"]
     sys.setrecursionlimit(1000)
-    namespace = {"__name__": "__main__", "__builtins__": builtins}
+    namespace = _script_namespace(sys.argv[0])
+    classes = _run_prelude(test.get("prelude", ""), namespace)
     exit_code = 0
     try:
         exec(code, namespace)
         if test["kind"] == "call":
             _call_entry_point(namespace, test)
         elif test["kind"] == "assert":
-            _serve_calls(namespace, test["entry_point"])
+            _serve_calls(namespace, test, classes)
         _interpreter_shutdown()
     except SystemExit as exc:
         exit_code = _exit_code(exc.code)
@@ -903,88 +1088,356 @@ def _interpreter_shutdown() -> None:
         atexit._run_exitfuncs()
 
 
-def _serve_calls(namespace: dict, name: str) -> None:
-    """Candidate side of an assert test: answer calls from the checker over fd 3."""
-    fn = namespace.get(name)
-    if fn is None:
-        raise NameError(f"the program does not define {name!r}")
+def _serve_calls(namespace: dict, test: dict, classes: dict) -> None:
+    """Candidate side of an assert test: announce the program's top-level names, then answer
+    the checker's requests (fd 4 in, fd 5 out) until it hangs up. Only exceptions escape a
+    call as data; SystemExit and the like end the process, as they would end ``python3``."""
+    entry = _resolve_entry(namespace, test["entry_point"])
+    handles = _Handles()
+    names = {
+        name: _exception_base(value) if isinstance(value, type) else None
+        for name, value in list(namespace.items())[:10000]
+        if not name.startswith("__") and callable(value)
+    }
+    write_message(5, {"hello": names})
+    # Classes the checker may send objects of: the program's own binding of a prelude name
+    # wins, as it would in one concatenated file.
+    local = {
+        n: namespace[n] if isinstance(namespace.get(n), type) else c for n, c in classes.items()
+    }
+
+    def target(key):
+        if key is None:
+            return entry
+        if type(key) is int:
+            return handles.objects[key]
+        return namespace[key]
+
+    def resolve(key, _type_name):
+        try:
+            return target(key)
+        except (IndexError, KeyError, TypeError):
+            raise ValueError(f"unknown remote {key!r}") from None
+
     while True:
         try:
             header, _ = read_message(4)
         except EOFError:
             return
-        args = decode_value(header["args"])
-        try:
-            reply = {"value": encode_value(fn(*args))}
-        except NotPlainData as exc:
-            reply = {"not_plain_data": str(exc)}
-        write_message(5, reply)
+        write_message(5, _answer(header, target, resolve, local, handles))
+
+
+def _answer(header: dict, target, resolve, classes: dict, handles: _Handles) -> dict:
+    try:
+        obj = target(header.get("target"))
+        if header["op"] == "resolve":
+            try:
+                return {"value": encode_value(obj, classes=classes)}
+            except NotPlainData as exc:
+                return {"not_plain_data": str(exc)}
+        if header["op"] == "getattr":
+            value = getattr(obj, header["name"])
+        else:
+            args, kwargs = decode_value(header["args"], classes=classes, remote=resolve)
+            value = obj(*args, **kwargs)
+    except Exception as exc:  # the program's own exception travels back as data
+        return {"raised": _exception_data(exc)}
+    return {"value": encode_value(value, classes=classes, handles=handles)}
+
+
+def _exception_base(cls) -> str | None:
+    """The nearest built-in exception class a class derives from (None: not an exception)."""
+    if not issubclass(cls, Exception):
+        return None
+    for base in cls.__mro__:
+        if base.__module__ == "builtins":
+            return base.__name__
+    return "Exception"
+
+
+def _exception_data(exc: Exception) -> dict:
+    try:
+        args = encode_value(list(exc.args))
+    except NotPlainData:
+        args = None
+    try:
+        message = str(exc)
+    except Exception:
+        message = ""
+    return {
+        "type": type(exc).__name__[:200],
+        "base": _exception_base(type(exc)),
+        "args": args,
+        "message": message[:2000],
+    }
 
 
 class CandidateFailed(Exception):
-    pass
+    def __init__(self, detail: str, *, stopped: bool = False) -> None:
+        super().__init__(detail)
+        self.stopped = stopped
 
 
 class UnsupportedTest(Exception):
     pass
 
 
+_MAX_REPLY_BYTES = 1 << 28
+_STOPPED = "the program stopped while serving a call"
+
+
+class _CallChannel:
+    """Checker side of an assert test: requests to the candidate process (fd 5 out, fd 4 in).
+    Replies are untrusted data: read with a size cap, decoded into plain values, trusted
+    prelude objects and Remote handles; nothing the candidate sends runs as code here."""
+
+    def __init__(self, classes: dict) -> None:
+        self.classes = classes
+        self.entry_calls = 0
+        self.stand_ins: dict[tuple[str, str], type] = {}
+
+    def hello(self) -> dict:
+        header = self.read()
+        names = header.get("hello")
+        if not isinstance(names, dict):
+            raise CandidateFailed("the program broke the call protocol (no greeting)")
+        return names
+
+    def request(self, message: dict):
+        try:
+            write_message(5, message)
+        except OSError:
+            raise CandidateFailed(_STOPPED, stopped=True) from None
+        reply = self.read()
+        if "raised" in reply:
+            raise self.program_exception(reply["raised"])
+        if "not_plain_data" in reply:
+            raise CandidateFailed(f"the program returned {str(reply['not_plain_data'])[:300]}")
+        if "value" not in reply:
+            raise CandidateFailed("the program broke the call protocol (no value)")
+        try:
+            return decode_value(reply["value"], classes=self.classes, remote=self.remote)
+        except (ValueError, RecursionError, MemoryError) as exc:
+            raise CandidateFailed(f"unreadable return value: {exc}") from None
+
+    def read(self) -> dict:
+        try:
+            (size,) = _LEN.unpack(_read_exact(4, _LEN.size))
+            if size > _MAX_REPLY_BYTES:
+                raise CandidateFailed(f"the program sent a {size}-byte reply (over 256 MiB)")
+            header = json.loads(_read_exact(4, size))
+        except (EOFError, OSError):
+            raise CandidateFailed(_STOPPED, stopped=True) from None
+        except (ValueError, RecursionError) as exc:
+            raise CandidateFailed(f"the program broke the call protocol ({exc})") from None
+        if not isinstance(header, dict) or header.get("payload_sizes"):
+            raise CandidateFailed("the program broke the call protocol (bad header)")
+        return header
+
+    def remote(self, key, type_name: str) -> Remote:
+        if not (key is None or type(key) in (int, str)):
+            raise ValueError("malformed remote key")
+        return Remote(self, key, type_name)
+
+    def call(self, key, args: tuple, kwargs: dict):
+        if key is None:
+            self.entry_calls += 1
+        try:
+            encoded = encode_value([list(args), kwargs], classes=self.classes)
+        except NotPlainData as exc:
+            raise UnsupportedTest(f"the test passes {exc}") from None
+        return self.request({"op": "call", "target": key, "args": encoded})
+
+    def stand_in(self, name: str, base_name) -> type:
+        """The checker's class for an exception class of the program: the built-in itself,
+        or a class of the same name deriving from its nearest built-in base."""
+        base = getattr(builtins, str(base_name), None)
+        if not (isinstance(base, type) and issubclass(base, Exception)):
+            base = Exception
+        if name == base.__name__:
+            return base
+        key = (name, base.__name__)
+        if key not in self.stand_ins:
+            self.stand_ins[key] = type(name, (base,), {"__module__": "program"})
+        return self.stand_ins[key]
+
+    def program_exception(self, info) -> BaseException:
+        if not isinstance(info, dict):
+            return CandidateFailed("the program broke the call protocol (bad exception)")
+        name, message = str(info.get("type", "Exception")), str(info.get("message", ""))
+        cls = self.stand_in(name, info.get("base"))
+        try:
+            exc = cls(*decode_value(info.get("args")))
+        except Exception:
+            try:
+                exc = cls(message)
+            except Exception:  # a built-in with a fixed signature (UnicodeDecodeError)
+                exc = self.stand_in(name, "Exception")(message)
+        exc._execrl_from_program = True
+        return exc
+
+
+class Remote:
+    """Checker side: a value that lives in the candidate process (an object of a class the
+    program defines, or one of the program's top-level names, such as a class the test code
+    instantiates). Calls and attribute reads are forwarded; comparisons and other operators
+    first ask the candidate for the value as plain data and then run here, on that data."""
+
+    __slots__ = ("_channel", "_key", "_what")
+
+    def __init__(self, channel: _CallChannel, key, what: str) -> None:
+        self._channel, self._key, self._what = channel, key, what
+
+    def __call__(self, *args, **kwargs):
+        return self._channel.call(self._key, args, kwargs)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._channel.request({"op": "getattr", "target": self._key, "name": name})
+
+    def _plain(self):
+        return self._channel.request({"op": "resolve", "target": self._key})
+
+    def __repr__(self) -> str:
+        return f"<{self._what} of the program>"
+
+    def __hash__(self) -> int:
+        return hash(self._plain())
+
+    def __eq__(self, other):
+        return self._plain() == other
+
+    def __ne__(self, other):
+        return self._plain() != other
+
+
+_OPERATORS = {
+    "__lt__": lambda v, o: v < o,
+    "__le__": lambda v, o: v <= o,
+    "__gt__": lambda v, o: v > o,
+    "__ge__": lambda v, o: v >= o,
+    "__getitem__": lambda v, k: v[k],
+    "__contains__": lambda v, x: x in v,
+    "__add__": lambda v, o: v + o,
+    "__radd__": lambda v, o: o + v,
+    "__sub__": lambda v, o: v - o,
+    "__mul__": lambda v, o: v * o,
+    "__neg__": lambda v: -v,
+    "__abs__": abs,
+    "__bool__": bool,
+    "__len__": len,
+    "__iter__": iter,
+    "__str__": str,
+    "__int__": int,
+    "__float__": float,
+    "__round__": round,
+}
+
+
+def _on_plain(operator):
+    return lambda self, *args: operator(self._plain(), *args)
+
+
+for _name, _operator in _OPERATORS.items():
+    setattr(Remote, _name, _on_plain(_operator))
+
+
 def _run_checker(test: dict) -> None:
-    """Checker side of an assert test: run the prelude and the test code with a proxy that
-    forwards each call to the candidate process; report the outcome on fd 3. Exits."""
+    """Checker side of an assert test: run the prelude and the test code with proxies that
+    forward each call to the candidate process; report the outcome on fd 3. Exits."""
     _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # same uid as the candidate: keep /proc/<pid>/mem shut
     sys.stdout = sys.stderr = io.StringIO()
     sys.setrecursionlimit(1000)
-
-    def candidate(*args):
-        try:
-            message = {"args": encode_value(list(args))}
-        except NotPlainData as exc:
-            raise UnsupportedTest(f"the test passes a non-plain argument: {exc}") from None
-        try:
-            write_message(5, message)
-            header, _ = read_message(4)
-        except (OSError, EOFError):
-            raise CandidateFailed("the program stopped while serving a call") from None
-        if "not_plain_data" in header:
-            raise CandidateFailed(f"the program returned {header['not_plain_data'][2:]}") from None
-        try:
-            return decode_value(header["value"])
-        except (KeyError, ValueError, TypeError) as exc:
-            raise CandidateFailed(f"unreadable return value: {exc}") from None
-
     namespace = {"__name__": "__main__", "__builtins__": builtins}
+    entry_point = test["entry_point"]
     try:
-        exec(compile(test["prelude"], "<prelude>", "exec"), namespace)
-        namespace[test["entry_point"]] = candidate
-        exec(compile(test["test_code"], "<test>", "exec"), namespace)
-        if callable(namespace.get("check")):
-            namespace["check"](candidate)
+        try:
+            prelude = test.get("checker_prelude", test.get("prelude", ""))
+            exec(compile(prelude, "<prelude>", "exec"), namespace)
+            test_code = compile(test["test_code"], "<test>", "exec")
+        except BaseException as exc:
+            detail = f"the prelude or test code failed: {_format_exc_line(exc)}"
+            raise UnsupportedTest(detail) from None
+        channel = _CallChannel(_prelude_classes(namespace))
+        candidate = Remote(channel, None, entry_point)
+        _bind_program_names(namespace, test_code, channel.hello(), channel, entry_point)
+        if entry_point.isidentifier():
+            namespace[entry_point] = candidate
+        exec(test_code, namespace)
+        check = namespace.get("check")
+        code = getattr(check, "__code__", None)
+        # HumanEval-style test code only defines check(candidate): call it, unless the test code
+        # already exercised the candidate itself (or `check` is the function under test).
+        if channel.entry_calls == 0 and code is not None and code.co_filename == "<test>":
+            check(candidate)
         report = {"passed": True}
     except CandidateFailed as exc:
-        report = {"candidate_failed": True, "detail": str(exc)}
+        report = {"candidate_failed": True, "stopped": exc.stopped, "detail": str(exc)}
     except UnsupportedTest as exc:
         report = {"unsupported": True, "detail": str(exc)}
-    except AssertionError as exc:
-        report = {"assertion": True, "detail": _format_exc_line(exc)}
     except BaseException as exc:
-        report = {"detail": f"test code raised {_format_exc_line(exc)}"}
+        if getattr(exc, "_execrl_from_program", False):
+            detail = f"the program raised {_format_exc_line(exc)}"
+            report = {"candidate_raised": True, "detail": detail}
+        elif isinstance(exc, AssertionError):
+            report = {"assertion": True, "detail": _format_exc_line(exc)}
+        else:
+            report = {"detail": f"test code raised {_format_exc_line(exc)}"}
     _write_all(3, json.dumps(report).encode())
     os._exit(0)
 
 
-def _call_entry_point(namespace: dict, test: dict) -> None:
-    name = test["fn_name"]
+def _prelude_classes(namespace: dict) -> dict:
+    """The classes a prelude defined itself (not ones it imported): known on both sides."""
+    return {
+        name: value
+        for name, value in namespace.items()
+        if isinstance(value, type) and value.__module__ == namespace["__name__"]
+    }
+
+
+def _bind_program_names(namespace, test_code, names: dict, channel, entry_point: str) -> None:
+    """Names the test code uses that neither the prelude nor the built-ins define, but the
+    program does (MBPP's ``Pair``): bound to Remote handles, exception classes to stand-ins.
+    Built-ins and the prelude's names are never shadowed by the program's."""
+    used, codes = set(), [test_code]
+    while codes:
+        code = codes.pop()
+        used.update(code.co_names)
+        codes.extend(c for c in code.co_consts if isinstance(c, type(test_code)))
+    for name in used - namespace.keys() - set(dir(builtins)) - {entry_point}:
+        if name not in names:
+            continue
+        if names[name] is not None:
+            namespace[name] = channel.stand_in(name, names[name])
+        else:
+            namespace[name] = Remote(channel, name, name)
+
+
+def _resolve_entry(namespace: dict, name: str):
+    """The function under test: a top-level name, ``Solution().method`` as LeetCode writes
+    it, or a method of ``Solution`` named ``name``."""
+    if "()." in name:
+        cls_name, method = name.split("().", 1)
+        cls = namespace.get(cls_name)
+        if isinstance(cls, type):
+            return getattr(cls(), method)
     fn = namespace.get(name)
     if fn is None and isinstance(namespace.get("Solution"), type):
         fn = getattr(namespace["Solution"](), name, None)
     if fn is None:
         raise NameError(f"the program does not define {name!r}")
+    return fn
+
+
+def _call_entry_point(namespace: dict, test: dict) -> None:
+    fn = _resolve_entry(namespace, test["fn_name"])
     value = fn(*decode_value(json.loads(test["args"])))
     try:
         encoded = json.dumps(encode_value(value)).encode()
     except NotPlainData as exc:
-        encoded = json.dumps({"not_plain_data": str(exc)}).encode()
+        encoded = json.dumps({"not_plain_data": f"the function returned {exc}"}).encode()
     _write_all(3, encoded)
 
 

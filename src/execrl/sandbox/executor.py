@@ -47,7 +47,12 @@ class ExecutionRequest(BaseModel):
     problem_id: str = ""
     program_name: str = ""
     starter_code: str | None = None
-    """Trusted prelude for assert-style tests (HumanEval's prompt), run beside the test code."""
+    """Trusted code the checker of an assert-style test runs before the test code when there
+    is no ``prelude`` (HumanEval's prompt, whose helper functions its tests use)."""
+    prelude: str | None = None
+    """Trusted code run before the program in call and assert tests, and before the test code
+    in the checker (LeetCodeDataset's imports and ListNode/TreeNode helpers, MBPP's
+    ``test_setup_code``). Instances of the classes it defines can cross between the two."""
 
     @classmethod
     def for_problem(
@@ -71,6 +76,7 @@ class ExecutionRequest(BaseModel):
             problem_id=problem.id,
             program_name=program_name,
             starter_code=problem.starter_code,
+            prelude=problem.prelude,
         )
 
 
@@ -238,7 +244,7 @@ class LocalExecutor:
     def _run_test(
         self, server: ForkServer, request: ExecutionRequest, test: TestCase
     ) -> TestResult:
-        spec, stdin, secret = _wire_test(test, request.starter_code)
+        spec, stdin, secret = _wire_test(test, request.starter_code, request.prelude)
         raw = None
         for _attempt in range(2):  # spec §6: retry an inconclusive execution once, at once
             try:
@@ -259,20 +265,24 @@ class LocalExecutor:
 
 
 def _wire_test(
-    test: TestCase, starter_code: str | None
+    test: TestCase, starter_code: str | None, prelude: str | None = None
 ) -> tuple[dict[str, Any], bytes, bytes | None]:
     """What the fork server needs to run a test: (spec, stdin, secret). Expected outputs never
-    leave the host; an assert test's code travels as the secret the candidate never sees."""
+    leave the host; an assert test's code travels as the secret the candidate never sees.
+    ``prelude`` runs before the program (and in the checker); without one the checker runs
+    ``starter_code``."""
     if isinstance(test, StdioTest):
         return {"id": test.id, "kind": "stdio"}, test.input.encode("utf-8"), None
     if isinstance(test, CallTest):
         args = json.dumps(_zygote.encode_value(list(test.args)))
-        return {"id": test.id, "kind": "call", "fn_name": test.fn_name, "args": args}, b"", None
+        spec = {"id": test.id, "kind": "call", "fn_name": test.fn_name, "args": args}
+        return {**spec, "prelude": prelude or ""}, b"", None
     spec = {
         "id": test.id,
         "kind": "assert",
         "entry_point": test.entry_point,
-        "prelude": starter_code or "",
+        "prelude": prelude or "",
+        "checker_prelude": (prelude if prelude is not None else starter_code) or "",
     }
     return spec, b"", test.code.encode("utf-8")
 
@@ -335,13 +345,24 @@ def _judge_call(test: CallTest, channel: bytes) -> tuple[Status, str]:
     try:
         payload = json.loads(channel)
         if isinstance(payload, dict) and "not_plain_data" in payload:
-            return Status.WRONG_ANSWER, payload["not_plain_data"]
+            return Status.WRONG_ANSWER, str(payload["not_plain_data"])
         value = _zygote.decode_value(payload)
     except (ValueError, TypeError, KeyError, RecursionError):
         return Status.RUNTIME_ERROR, "the function returned no readable value"
     if any(values_match(value, e) for e in (test.expected, *test.also_accept)):
         return Status.SUCCESS, ""
-    return Status.WRONG_ANSWER, f"returned {value!r}, expected {test.expected!r}"
+    return Status.WRONG_ANSWER, f"returned {_show(value)}, expected {_show(test.expected)}"
+
+
+def _show(value: Any, limit: int = 120) -> str:
+    """A short repr, also for ints too long for str() (over 4,300 digits)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        if isinstance(value, int):
+            return f"an int of {value.bit_length()} bits"
+        return f"a {type(value).__name__} holding ints over 4,300 digits"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _judge_assert(test: AssertTest, channel: bytes, stderr: str) -> tuple[Status, str]:
@@ -349,15 +370,27 @@ def _judge_assert(test: AssertTest, channel: bytes, stderr: str) -> tuple[Status
         report = json.loads(channel)
     except ValueError:
         return Status.RUNTIME_ERROR, _last_line(stderr) or "the test code did not report"
+    detail = str(report.get("detail", ""))
     if report.get("passed"):
         return Status.SUCCESS, ""
     if report.get("unsupported"):
-        return Status.INCONCLUSIVE, report["detail"]
+        return Status.INCONCLUSIVE, detail
     if report.get("candidate_failed"):
-        return Status.RUNTIME_ERROR, report.get("detail", "the program failed")
+        if report.get("stopped"):  # the program died: its own last words are the verdict
+            if "sandbox setup failed" in stderr:
+                return Status.INCONCLUSIVE, _last_line(stderr)
+            if "MemoryError" in _last_line(stderr):
+                return Status.MEMORY_LIMIT, _last_line(stderr)
+            last = _last_line(stderr)
+            return Status.RUNTIME_ERROR, f"{detail}: {last}" if last else detail
+        return Status.RUNTIME_ERROR, detail or "the program failed"
+    if report.get("candidate_raised"):
+        if "MemoryError" in detail:
+            return Status.MEMORY_LIMIT, detail
+        return Status.RUNTIME_ERROR, detail
     if report.get("assertion"):
-        return Status.WRONG_ANSWER, report.get("detail", "an assertion failed")
-    return Status.RUNTIME_ERROR, report.get("detail", "the test code failed")
+        return Status.WRONG_ANSWER, detail or "an assertion failed"
+    return Status.RUNTIME_ERROR, detail or "the test code failed"
 
 
 def apply_intended_limit(result: TestResult, options: ExecutionOptions) -> TestResult:
