@@ -35,11 +35,11 @@ def test_legacy_package_fields():
     assert problem.source.dataset == "kattis"
     assert problem.source.extra["time_multiplier"] == 5
     assert [t.id for t in problem.tests] == [
-        "sample/1",
-        "sample/2",
-        "secret/group1/01",
-        "secret/group1/02-zero",
-        "secret/group2/10",
+        "sample-1",
+        "sample-2",
+        "secret-group1-01",
+        "secret-group1-02-zero",
+        "secret-group2-10",
     ]
     assert {t.group.value for t in problem.tests} == {"original"}
     assert problem.tests[0].output == "0.5000000000\nPositive\n"
@@ -131,3 +131,12 @@ def test_cli_lists_a_package_and_a_folder_of_packages(target):
     assert "average" in done.stdout
     assert "3/0" not in done.stdout and "2/3" in done.stdout  # 2 accepted, 3 other verdicts
     assert "problems" in done.stdout.splitlines()[-1]
+
+
+def test_packages_convert_to_the_folder_format_and_back(tmp_path: Path):
+    from execrl.problems.io import save_problems
+
+    with pytest.warns(SkippedSubmissionsWarning):
+        problems = load_problems(KATTIS)
+    save_problems(problems, tmp_path / "converted")
+    assert load_problems(tmp_path / "converted") == problems  # validators, verdicts and all

@@ -20,7 +20,8 @@ Field by field:
   statement (or the only one) → statement.
 - ``data/sample`` and ``data/secret`` → stdio tests in T0 (``original``): both are the
   problem's own tests, as CodeContests' public and private tests are. Ids are the paths under
-  ``data/`` without the suffix (``sample/1``, ``secret/group1/03-max``), in natural order.
+  ``data/`` without the suffix, folders joined by ``-`` (``sample-1``,
+  ``secret-group1-03-max``), in natural order.
 - time limit: ``.timelimit``, else ``limits.time_limit`` (2023-07); otherwise the Problem
   default (10 s), since Kattis derives it from the accepted submissions' run times
   (``limits.time_multiplier``, kept in ``source.extra``). ``limits.memory`` (MiB) → memory.
@@ -228,7 +229,8 @@ def _tests(data_dir: Path) -> list[dict[str, Any]]:
 
 
 def _test_id(raw: str) -> str:
-    return "/".join(re.sub(r"[^A-Za-z0-9_.\-]+", "-", part) or "x" for part in raw.split("/"))
+    # "-" joins the folders, not "/": the folder format stores a test as one file per group.
+    return "-".join(re.sub(r"[^A-Za-z0-9_.\-]+", "-", part) or "x" for part in raw.split("/"))
 
 
 def _read_text(path: Path) -> str:
