@@ -89,3 +89,13 @@ def test_kattis_accepted_submission_ending_with_exit_passes(run_problem):
     (ref,) = [r for r in problem.references if r.name == "accepted-average_exit"]
     record = run_problem(ref.code, problem)
     assert record.all_passed, _statuses(record)
+
+
+def test_custom_validator_judges_every_repeat(executor):
+    from execrl.sandbox.limits import ExecutionOptions
+
+    problem = read_kattis_package(FIXTURES / "kattis" / "pairsum")
+    coin = "import random\nn = int(input())\nprint(*((1, n - 1) if random.random() < 0.5 else (0, n)))\n"
+    request = ExecutionRequest.for_problem(problem, coin, options=ExecutionOptions(repeats=8))
+    record = executor.execute(request)
+    assert Status.WRONG_ANSWER in {r.status for r in record.results}, _statuses(record)

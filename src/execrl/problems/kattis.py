@@ -111,8 +111,9 @@ def load_kattis(path: str | Path) -> list[Problem]:
     return [read_kattis_package(p) for p in packages]
 
 
-def read_kattis_package(folder: Path) -> Problem:
+def read_kattis_package(folder: str | Path) -> Problem:
     """Read one package; errors name the file at fault."""
+    folder = Path(folder)
     meta_path = folder / "problem.yaml"
     meta = _read_yaml(meta_path) if meta_path.is_file() else {}
     limits = meta.get("limits") or {}

@@ -122,8 +122,16 @@ def revalidate(
     server: ForkServer, checker: Checker, test: object, raw: RawRun, result: TestResult
 ) -> TestResult:
     """The executor's hook: when a stdio test ran cleanly under a custom checker, replace the
-    preliminary verdict with the validator's. Every other result is returned unchanged."""
+    preliminary verdict with the validator's. Every other result is returned unchanged.
+
+    With repeats, each distinct output is validated; the verdict is the first that is not
+    ``success`` (a nondeterministic wrong answer is caught)."""
     if checker.kind != "custom" or not isinstance(test, StdioTest) or result.status not in _JUDGED:
         return result
-    status, detail = validate_output(server, checker, test, raw.stdout)
+    outputs = list(dict.fromkeys([raw.stdout, *(s[0] for s in getattr(raw, "streams", []))]))
+    status, detail = Status.SUCCESS, ""
+    for team_output in outputs:
+        status, detail = validate_output(server, checker, test, team_output)
+        if status is not Status.SUCCESS:
+            break
     return result.model_copy(update={"status": status, "detail": detail})
