@@ -95,7 +95,10 @@ def test_custom_validator_judges_every_repeat(executor):
     from execrl.sandbox.limits import ExecutionOptions
 
     problem = read_kattis_package(FIXTURES / "kattis" / "pairsum")
-    coin = "import random\nn = int(input())\nprint(*((1, n - 1) if random.random() < 0.5 else (0, n)))\n"
+    coin = (
+        "import random\nn = int(input())\n"
+        "print(*((1, n - 1) if random.random() < 0.5 else (0, n)))\n"
+    )
     request = ExecutionRequest.for_problem(problem, coin, options=ExecutionOptions(repeats=8))
     record = executor.execute(request)
     assert Status.WRONG_ANSWER in {r.status for r in record.results}, _statuses(record)
