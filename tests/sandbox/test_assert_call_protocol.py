@@ -455,3 +455,32 @@ def test_big_integers_in_assert_tests_both_ways(executor):
     assert result.status is Status.SUCCESS, result.detail
     result = run(executor, "def g(x):\n    return x\n", test)
     assert result.status is Status.WRONG_ANSWER, result.detail
+
+
+def test_generators_and_objects_convert_as_in_one_process(executor):
+    """Conversions whose result the checker then compares (list(), str(), len(), bool())
+    run in the candidate; the comparison itself runs in the checker."""
+    test = check_test(
+        """\
+        def check(candidate):
+            assert list(candidate(3)) == [0, 1, 2]
+            assert [x for x in candidate(2)] == [0, 1]
+            box = candidate(-1)
+            assert box and len(box) == 7 and str(box) == "Box!" and int(box) == 7
+            assert box.size == 7
+        """,
+        "f",
+    )
+    program = """\
+    class Box:
+        size = 7
+        def __len__(self): return 7
+        def __str__(self): return "Box!"
+        def __int__(self): return 7
+    def f(n):
+        return Box() if n < 0 else (i for i in range(n))
+    """
+    result = run(executor, program, test)
+    assert result.status is Status.SUCCESS, result.detail
+    result = run(executor, program.replace("range(n)", "range(n + 1)"), test)
+    assert result.status is Status.WRONG_ANSWER, result.detail

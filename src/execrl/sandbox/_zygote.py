@@ -1137,12 +1137,17 @@ def _answer(header: dict, target, resolve, classes: dict, handles: _Handles) -> 
                 return {"not_plain_data": str(exc)}
         if header["op"] == "getattr":
             value = getattr(obj, header["name"])
+        elif header["op"] == "apply":
+            value = _APPLY[header["fn"]](obj)
         else:
             args, kwargs = decode_value(header["args"], classes=classes, remote=resolve)
             value = obj(*args, **kwargs)
     except Exception as exc:  # the program's own exception travels back as data
         return {"raised": _exception_data(exc)}
     return {"value": encode_value(value, classes=classes, handles=handles)}
+
+
+_APPLY = {"bool": bool, "len": len, "list": list, "str": str, "int": int, "float": float}
 
 
 def _exception_base(cls) -> str | None:
@@ -1280,8 +1285,10 @@ class _CallChannel:
 class Remote:
     """Checker side: a value that lives in the candidate process (an object of a class the
     program defines, or one of the program's top-level names, such as a class the test code
-    instantiates). Calls and attribute reads are forwarded; comparisons and other operators
-    first ask the candidate for the value as plain data and then run here, on that data."""
+    instantiates). Calls, attribute reads and conversions whose result is checked here (bool,
+    len, iteration, str, int, float) are forwarded; comparisons and other operators, which
+    would need the expected value, ask the candidate for the value as plain data and run here:
+    nothing the test compares with is ever sent to the candidate."""
 
     __slots__ = ("_channel", "_key", "_what")
 
@@ -1298,6 +1305,31 @@ class Remote:
 
     def _plain(self):
         return self._channel.request({"op": "resolve", "target": self._key})
+
+    def _apply(self, function: str, result_type: type):
+        value = self._channel.request({"op": "apply", "target": self._key, "fn": function})
+        if type(value) is not result_type:
+            kind = type(value).__name__
+            raise CandidateFailed(f"the program's {function}() of a {self._what} gave a {kind}")
+        return value
+
+    def __bool__(self) -> bool:
+        return self._apply("bool", bool)
+
+    def __len__(self) -> int:
+        return self._apply("len", int)
+
+    def __iter__(self):
+        return iter(self._apply("list", list))
+
+    def __str__(self) -> str:
+        return self._apply("str", str)
+
+    def __int__(self) -> int:
+        return self._apply("int", int)
+
+    def __float__(self) -> float:
+        return self._apply("float", float)
 
     def __repr__(self) -> str:
         return f"<{self._what} of the program>"
@@ -1325,12 +1357,6 @@ _OPERATORS = {
     "__mul__": lambda v, o: v * o,
     "__neg__": lambda v: -v,
     "__abs__": abs,
-    "__bool__": bool,
-    "__len__": len,
-    "__iter__": iter,
-    "__str__": str,
-    "__int__": int,
-    "__float__": float,
     "__round__": round,
 }
 
