@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from rich.console import Console
 
 from execrl.errors import ExecrlError
 from execrl.problems.io import BUNDLED, FORMATS
+from execrl.sandbox.isolation import SandboxConfig, current_site_packages
 
 EXIT_OK = 0
 """Everything worked and every check passed."""
@@ -40,6 +42,39 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPa
         "--format", choices=FORMATS, help="the source's format (guessed for native ones)"
     )
     return parser
+
+
+SITE_PATHS_ENV = "EXECRL_SITE_PATHS"
+"""Extra site paths for every sandbox the CLI starts, separated by ``os.pathsep`` (``:``)."""
+CURRENT_SITE = "@current"
+"""The ``--site-path`` value meaning this interpreter's own site-packages."""
+
+
+def add_sandbox_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Options of the sandboxes a command starts: --site-path (repeatable)."""
+    parser.add_argument(
+        "--site-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="make the packages in DIR importable by programs, read-only (repeatable; "
+        f"{CURRENT_SITE} = the site-packages execrl runs from; also ${SITE_PATHS_ENV})",
+    )
+    return parser
+
+
+def sandbox_config(args: argparse.Namespace, **fields: object) -> SandboxConfig:
+    """The SandboxConfig for a command: ``fields`` plus the site paths of --site-path and
+    $EXECRL_SITE_PATHS; a path that is not a directory is a one-line user error."""
+    given = [*os.environ.get(SITE_PATHS_ENV, "").split(os.pathsep), *args.site_path]
+    paths: list[str] = []
+    for path in filter(None, given):
+        paths += current_site_packages() if path == CURRENT_SITE else [path]
+    try:
+        return SandboxConfig(extra_site_paths=tuple(paths), **fields)
+    except ValidationError as exc:
+        message = exc.errors()[0]["msg"].removeprefix("Value error, ")
+        raise ExecrlError(f"--site-path: {message}") from None
 
 
 def save_json(model: BaseModel, path: Path) -> None:

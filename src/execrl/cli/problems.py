@@ -11,9 +11,11 @@ from rich.table import Table
 from execrl.cli._common import (
     EXIT_CHECK_FAILED,
     EXIT_OK,
+    add_sandbox_arguments,
     add_source_arguments,
     console,
     fmt_ms,
+    sandbox_config,
 )
 from execrl.datagen.build import build_tests
 from execrl.datagen.verify import ProblemReport, verify_problem
@@ -71,6 +73,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--id", action="append", dest="ids", help="only these problem ids (repeatable)")
     p.add_argument("--jobs", type=int, help="sandbox workers (default: one per core)")
+    add_sandbox_arguments(p)
     p.set_defaults(handler=cmd_check)
 
 
@@ -149,7 +152,7 @@ def _build_one(folder: Path, executor: LocalExecutor) -> None:
 def cmd_check(args: argparse.Namespace) -> int:
     problems = select_problems(load_problems(args.source, format=args.format), args.ids)
     all_ok = True
-    with LocalExecutor(workers=args.jobs) as executor:
+    with LocalExecutor(workers=args.jobs, config=sandbox_config(args)) as executor:
         for problem in problems:
             report = verify_problem(problem, executor=executor)
             console.print(check_table(report))

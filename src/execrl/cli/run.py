@@ -7,7 +7,15 @@ from pathlib import Path
 
 from rich.table import Table
 
-from execrl.cli._common import EXIT_CHECK_FAILED, EXIT_EXECRL_FAILED, EXIT_OK, console, fmt_ms
+from execrl.cli._common import (
+    EXIT_CHECK_FAILED,
+    EXIT_EXECRL_FAILED,
+    EXIT_OK,
+    add_sandbox_arguments,
+    console,
+    fmt_ms,
+    sandbox_config,
+)
 from execrl.errors import LoaderError
 from execrl.problems.io import BUNDLED, FORMATS, load_problem
 from execrl.problems.models import StdioTest, TestGroup
@@ -43,6 +51,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="run even if this machine cannot isolate the network (see `execrl doctor`)",
     )
+    add_sandbox_arguments(p)
     p.set_defaults(handler=cmd_run)
 
     d = commands.add_parser(
@@ -69,11 +78,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         options=options,
         program_name=args.program.name,
     )
-    config = SandboxConfig(strict=not args.unsafe_degraded)
+    config = sandbox_config(args, strict=not args.unsafe_degraded)
     groups = {t.id: t.group.value for t in problem.tests}
     with LocalExecutor(workers=1, config=config) as executor:
         record = executor.execute(request)
     table = Table(title=f"{args.program.name} on {problem.id}", title_justify="left")
+    limits = record.limits or request.limits.resolved()
+    console.print(
+        f"limits: CPU {limits.cpu_time_s:g} s, wall-clock {limits.wall_time_s:g} s, "
+        f"memory {limits.memory_mb} MB",
+        highlight=False,
+    )
     for col in ("test", "group", "verdict", "cpu ms", "wall ms", "detail"):
         table.add_column(col, justify="right" if "ms" in col else "left")
     for r in record.results:

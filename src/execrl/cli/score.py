@@ -29,9 +29,11 @@ from execrl.cli._common import (
     EXIT_CHECK_FAILED,
     EXIT_EXECRL_FAILED,
     EXIT_OK,
+    add_sandbox_arguments,
     add_source_arguments,
     console,
     fmt_ms,
+    sandbox_config,
 )
 from execrl.datagen.verify import ProblemReport, verify_problem
 from execrl.envs.environment import Environment
@@ -97,6 +99,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--jobs", type=int, help="sandbox workers (default: one per core)")
     p.add_argument("--out", type=Path, help="output file (default: runs/score-<time>.jsonl)")
+    add_sandbox_arguments(p)
     p.set_defaults(handler=cmd_score)
 
 
@@ -164,7 +167,10 @@ def score_programs(args: argparse.Namespace) -> int:
     out = default_out(args.out)
     table = scores_table(env, reward_fn)
     rewards: list[float | None] = []
-    with out.open("w", encoding="utf-8") as f, LocalExecutor(workers=args.jobs) as executor:
+    with (
+        out.open("w", encoding="utf-8") as f,
+        LocalExecutor(workers=args.jobs, config=sandbox_config(args)) as executor,
+    ):
         if references == "measure":
             problems = measure_references(problems, env, executor, out)
         elif references == "stored" and env.config.needs_references:
@@ -519,7 +525,10 @@ def verify_references(args: argparse.Namespace) -> int:
     out = default_out(args.out)
     table = summary_table()
     reports = []
-    with out.open("w", encoding="utf-8") as f, LocalExecutor(workers=args.jobs) as executor:
+    with (
+        out.open("w", encoding="utf-8") as f,
+        LocalExecutor(workers=args.jobs, config=sandbox_config(args)) as executor,
+    ):
         for i, problem in enumerate(problems, start=1):
             report = verify_problem(problem, executor=executor, show_progress=True)
             reports.append(report)

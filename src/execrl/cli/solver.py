@@ -88,8 +88,9 @@ def _run_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument(
         "--timeout-s",
         type=float,
-        default=DEFAULT_SOLVER_LIMITS.timeout_s,
-        help="wall-clock limit per program (default %(default)s)",
+        default=DEFAULT_SOLVER_LIMITS.cpu_time_s,
+        help="CPU-time limit per program, all threads together; the wall-clock limit is "
+        "3x (default %(default)s)",
     )
     parser.add_argument("--workers", type=int, help="sandbox workers (default: one per core)")
     return parser
@@ -110,7 +111,7 @@ def _limits(args: argparse.Namespace) -> Limits:
         raise ExecrlError(f"--workers must be at least 1, got {args.workers}")
     if getattr(args, "tolerance_value", 1.0) <= 0:
         raise ExecrlError(f"--tolerance-value must be positive, got {args.tolerance_value}")
-    return DEFAULT_SOLVER_LIMITS.model_copy(update={"timeout_s": args.timeout_s})
+    return DEFAULT_SOLVER_LIMITS.model_copy(update={"cpu_time_s": args.timeout_s})
 
 
 # -- score -------------------------------------------------------------------------------------

@@ -65,13 +65,14 @@ class ExecutionRequest(BaseModel):
         limits: Limits | None = None,
         program_name: str = "",
     ) -> ExecutionRequest:
-        """A request with the problem's tests, checker and limits (time limit as the hard cap)."""
+        """A request with the problem's tests, checker and limits: the problem's time limit
+        is the CPU-time limit (the wall-clock limit follows Limits' default rule)."""
         return cls(
             program=program,
             tests=problem.tests if tests is None else tests,
             checker=problem.checker,
             limits=limits
-            or Limits(timeout_s=problem.time_limit_s, memory_mb=problem.memory_limit_mb),
+            or Limits(cpu_time_s=problem.time_limit_s, memory_mb=problem.memory_limit_mb),
             options=options or ExecutionOptions(),
             problem_id=problem.id,
             program_name=program_name,
@@ -239,6 +240,7 @@ class LocalExecutor:
             backend=self.backend,
             isolation=server.protections,
             timing=request.options.timing,
+            limits=request.limits.resolved(),
         )
 
     def _run_test(
@@ -302,32 +304,73 @@ def judge(test: TestCase, raw: RawRun, checker: Checker, limits: Limits) -> Test
         "max_rss_mb": first["max_rss_mb"],
         "repeats": timings,
     }
-    status, detail = _status(test, raw, first, checker, limits)
-    return TestResult(status=status, detail=_short(detail), **base)
+    # Every repeat is judged on its own output; the first failing one gives the verdict.
+    status, detail, hit = Status.SUCCESS, "", None
+    for i, view in enumerate(raw.repeat_views()):
+        status, detail = _status(test, view, view.runs[0], checker, limits)
+        if status is not Status.SUCCESS:
+            hit = _limit_hit(view.runs[0], limits) if status is Status.TIMEOUT else None
+            detail = f"repeat {i + 1}: {detail}" if i else detail
+            break
+    return TestResult(
+        status=status,
+        detail=_short(detail),
+        limit_hit=hit,
+        outputs_differ=raw.outputs_differ,
+        **base,
+    )
+
+
+def _limit_hit(run: dict, limits: Limits) -> str | None:
+    """Which time limit stopped a run: ``cpu``, ``wall`` or none. CPU: the supervisor stopped
+    it at the limit, the kernel's RLIMIT_CPU did (SIGXCPU, or SIGKILL at the hard limit), or
+    the CPU time measured afterwards over all its processes is over the limit."""
+    if run["outcome"] == "timeout":
+        return run.get("limit_hit") or "wall"
+    if run["outcome"] != "exited":
+        return None
+    if run.get("limit_hit"):
+        return run["limit_hit"]
+    sig = run["signal"]
+    if sig == signal.SIGXCPU or (
+        sig == signal.SIGKILL and run["cpu_s"] >= math.ceil(limits.cpu_time_s)
+    ):
+        return "cpu"
+    return "cpu" if run["cpu_s"] > limits.cpu_time_s else None
+
+
+def _limit_detail(hit: str, limits: Limits) -> str:
+    if hit == "cpu":
+        return f"CPU time limit {limits.cpu_time_s:g} s exceeded"
+    return f"wall-clock limit {limits.wall_limit_s:g} s exceeded"
+
+
+def _with_stderr(detail: str, stderr: str) -> str:
+    """The verdict's detail with the program's own last stderr line, when it said anything."""
+    last = _last_line(stderr)
+    return f"{detail}; stderr: {last[:200]}" if last and last != detail else detail
 
 
 def _status(
     test: TestCase, raw: RawRun, first: dict, checker: Checker, limits: Limits
 ) -> tuple[Status, str]:
     stderr = raw.stderr.decode("utf-8", errors="replace")
-    if first["outcome"] == "timeout":
-        return Status.TIMEOUT, ""
     if first["outcome"] == "output_limit":
         return Status.OUTPUT_LIMIT, "output exceeded max_output_bytes"
+    hit = _limit_hit(first, limits)
+    if hit is not None:
+        return Status.TIMEOUT, _with_stderr(_limit_detail(hit, limits), stderr)
     if first["signal"] is not None:
         sig = first["signal"]
         if sig == signal.SIGXFSZ:
             return Status.OUTPUT_LIMIT, "a file exceeded max_file_bytes"
-        if sig in (signal.SIGXCPU, signal.SIGKILL) and first["cpu_s"] >= math.ceil(
-            limits.timeout_s
-        ):
-            return Status.TIMEOUT, "CPU time limit (threads burning CPU in parallel)"
-        return Status.RUNTIME_ERROR, f"killed by {signal.Signals(sig).name}"
+        return Status.RUNTIME_ERROR, _with_stderr(f"killed by {signal.Signals(sig).name}", stderr)
     if first["exit_code"] == SETUP_FAILED_EXIT and "sandbox setup failed" in stderr:
         return Status.INCONCLUSIVE, _last_line(stderr)
     if first["exit_code"] != 0:
         if "MemoryError" in stderr:
-            return Status.MEMORY_LIMIT, "MemoryError"
+            last = _last_line(stderr)
+            return Status.MEMORY_LIMIT, last if "MemoryError" in last else "MemoryError"
         if "[Errno 27] File too large" in stderr:  # CPython ignores SIGXFSZ: the write fails
             return Status.OUTPUT_LIMIT, "a file exceeded max_file_bytes"
         return Status.RUNTIME_ERROR, _last_line(stderr) or f"exit code {first['exit_code']}"

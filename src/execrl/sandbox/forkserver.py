@@ -47,6 +47,18 @@ class RawRun:
     result: bytes = b""
     outputs_differ: bool = False
     compile_error: str | None = None
+    streams: list[tuple[bytes, bytes, bytes]] = field(default_factory=list)
+    """Every repeat's (stdout, stderr, result); ``stdout``/``stderr``/``result`` above are the
+    first repeat's."""
+
+    def repeat_views(self) -> list[RawRun]:
+        """One RawRun per repeat, each with that repeat's own streams (every repeat is
+        judged, not only the first)."""
+        streams = self.streams or [(self.stdout, self.stderr, self.result)] * len(self.runs)
+        return [
+            RawRun([run], out, err, res, self.outputs_differ, None, [(out, err, res)])
+            for run, (out, err, res) in zip(self.runs, streams, strict=True)
+        ]
 
 
 class ForkServer:
@@ -90,7 +102,12 @@ class ForkServer:
             "scratch": None if self.probe.namespaces else self._host_scratch(),
             "scratch_mb": self.config.scratch_mb,
             "shm_mb": self.config.shm_mb,
-            "readonly_paths": [*python_paths(), *self.config.readonly_paths],
+            "readonly_paths": [
+                *python_paths(),
+                *self.config.readonly_paths,
+                *self.config.extra_site_paths,
+            ],
+            "site_paths": list(self.config.extra_site_paths),
             "preimport": list(self.config.preimport),
             "cgroup_procs": str(self._cgroup / "cgroup.procs") if self._cgroup else None,
         }
@@ -179,12 +196,14 @@ class ForkServer:
         checker process. Raises SandboxCrashed (and restarts) if the server dies."""
         if self._proc is None:
             self.start()
-        header = {"op": "run", "test": test, "limits": limits.model_dump(), "repeats": repeats}
+        # The zygote gets the wall-clock limit written out (the default rule lives in Limits).
+        wire_limits = limits.resolved().model_dump()
+        header = {"op": "run", "test": test, "limits": wire_limits, "repeats": repeats}
         payloads = [code.encode("utf-8", "surrogateescape"), stdin]
         if secret is not None:
             header["secret_last"] = True
             payloads.append(secret)
-        wait_s = repeats * (limits.timeout_s + REPLY_MARGIN_S)
+        wait_s = repeats * (limits.wall_limit_s + REPLY_MARGIN_S)
         try:
             _zygote.write_message(self._request_w, header, *payloads)
             reply, payloads = self._read_reply(wait_s)
@@ -195,8 +214,12 @@ class ForkServer:
             raise SandboxCrashed(reply.get("error", "unknown sandbox error"))
         if "compile_error" in reply:
             return RawRun(compile_error=reply["compile_error"])
-        stdout, stderr, result = payloads
-        return RawRun(reply["runs"], stdout, stderr, result, reply["outputs_differ"])
+        stdout, stderr, result = payloads[:3]
+        streams, rest = [(stdout, stderr, result)], iter(payloads[3:])
+        for run in reply["runs"][1:]:  # a later repeat's streams travel only if they differ
+            own = run.pop("own_streams", False)
+            streams.append((next(rest), next(rest), next(rest)) if own else streams[0])
+        return RawRun(reply["runs"], stdout, stderr, result, reply["outputs_differ"], None, streams)
 
     def _read_reply(self, timeout_s: float) -> tuple[dict, list[bytes]]:
         ready, _, _ = select.select([self._reply_r], [], [], timeout_s)

@@ -12,10 +12,11 @@ import platform
 import shutil
 import subprocess
 import sys
+import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 DEFAULT_PREIMPORT = (
     "array",
@@ -75,8 +76,30 @@ class SandboxConfig(BaseModel):
     max_pids: int = Field(default=64, ge=4)
     """Processes and threads of one whole sandbox (pids cgroup, where delegated)."""
     readonly_paths: tuple[str, ...] = ()
-    """Extra host paths made visible read-only (e.g. a site-packages with numpy)."""
+    """Extra host directories made visible, read-only, at the same path inside the sandbox
+    (data files, a tool). Visible is not importable: for packages use ``extra_site_paths``."""
+    extra_site_paths: tuple[str, ...] = ()
+    """Directories of packages programs may import (e.g. ``current_site_packages()``, a
+    site-packages with numpy or sortedcontainers): bound read-only like ``readonly_paths``
+    and appended to ``sys.path``, after the standard library, in the fork server, so every
+    program has them. ``.pth`` files in them are *not* processed (the sandbox runs no site
+    module), so editable installs and path hooks do not work; packages with compiled
+    extensions do. Opens every package in them to the program (read-only)."""
     preimport: tuple[str, ...] = DEFAULT_PREIMPORT
+
+    @field_validator("extra_site_paths")
+    @classmethod
+    def _absolute_directories(cls, paths: tuple[str, ...]) -> tuple[str, ...]:
+        resolved = []
+        for path in paths:
+            if not os.path.isdir(path):
+                raise ValueError(
+                    f"extra site path {path!r} is not a directory: pass a site-packages "
+                    "directory (for this interpreter's: execrl.sandbox.isolation."
+                    "current_site_packages())"
+                )
+            resolved.append(os.path.realpath(path))
+        return tuple(dict.fromkeys(resolved))
 
 
 @dataclass(frozen=True)
@@ -185,6 +208,15 @@ def _pids_cgroup_root() -> Path | None:
 
 def zygote_script() -> str:
     return str(Path(__file__).with_name("_zygote.py"))
+
+
+def current_site_packages() -> tuple[str, ...]:
+    """This interpreter's site-packages (its virtualenv's, inside one): pass it as
+    ``SandboxConfig(extra_site_paths=current_site_packages())`` to let programs import what is
+    installed here (CLI: ``--site-path``)."""
+    paths = sysconfig.get_paths()
+    found = (paths["purelib"], paths["platlib"])
+    return tuple(dict.fromkeys(os.path.realpath(p) for p in found if os.path.isdir(p)))
 
 
 def python_paths() -> tuple[str, ...]:

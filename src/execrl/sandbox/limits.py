@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 TimingMetric = Literal["cpu", "wall"]
 
@@ -17,9 +17,22 @@ class Limits(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    timeout_s: float = Field(default=10.0, gt=0, le=600)
-    """Hard wall-clock cap per test run (spec §1: 10 s). Exceeded → the whole process tree is
-    killed; verdict ``timeout``. Tighter *intended* limits are applied after execution."""
+    cpu_time_s: float = Field(
+        default=10.0, gt=0, le=600, validation_alias=AliasChoices("cpu_time_s", "timeout_s")
+    )
+    """CPU-time limit per test run: user + system time of the program, all its threads
+    together (spec §1: 10 s; a problem's ``time_limit_s``). Enforced twice: the supervisor
+    reads the program's CPU clock every 20 ms and kills its process tree at the limit, and
+    the kernel's RLIMIT_CPU (soft limit = this rounded up to whole seconds: SIGXCPU; hard =
+    one second more: SIGKILL) stops a process even if the supervisor is starved. A run whose
+    CPU time, measured afterwards over every process it started, is over the limit is also a
+    timeout. Verdict ``timeout`` with ``limit_hit="cpu"``. Accepted under its old name
+    ``timeout_s`` (which, before the CPU limit existed, was the wall-clock cap)."""
+    wall_time_s: float | None = Field(default=None, gt=0, le=1800)
+    """Wall-clock limit per test run. ``None`` (default) → ``max(3 × cpu_time_s, cpu_time_s +
+    2 s)``, so a program that shares its core with others is stopped by its CPU time, not by
+    the load. Exceeded → the whole process tree is killed; verdict ``timeout`` with
+    ``limit_hit="wall"`` (a sleeping or blocked program is stopped only by this)."""
     memory_mb: int = Field(default=1024, gt=0)
     """Address space the program may add on top of the interpreter (RLIMIT_AS, per process).
     Exceeded → allocation fails (``MemoryError``); verdict ``memory_limit``."""
@@ -36,6 +49,27 @@ class Limits(BaseModel):
     stack_mb: int = Field(default=256, gt=0)
     """Main-thread stack (RLIMIT_STACK), for deeply recursive solutions."""
 
+    @property
+    def wall_limit_s(self) -> float:
+        """The wall-clock limit in force: ``wall_time_s``, or the default rule above."""
+        if self.wall_time_s is not None:
+            return self.wall_time_s
+        return wall_limit_for(self.cpu_time_s)
+
+    @property
+    def timeout_s(self) -> float:
+        """The CPU-time limit under its old name (read-only; construct with ``cpu_time_s``)."""
+        return self.cpu_time_s
+
+    def resolved(self) -> Limits:
+        """These limits with the wall-clock limit written out, as stored in records."""
+        return self.model_copy(update={"wall_time_s": self.wall_limit_s})
+
+
+def wall_limit_for(cpu_time_s: float) -> float:
+    """The default wall-clock limit for a CPU-time limit: ``max(3 × cpu, cpu + 2 s)``."""
+    return max(3.0 * cpu_time_s, cpu_time_s + 2.0)
+
 
 class ExecutionOptions(BaseModel):
     """How a program is run on its tests (not a bound on the program)."""
@@ -43,11 +77,14 @@ class ExecutionOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     repeats: int = Field(default=1, ge=1, le=100)
-    """Runs per test; each is a fresh fork. Times are reported as the median, with the spread."""
+    """Runs per test; each is a fresh fork. Times are reported as the median, with the spread.
+    Every repeat is judged: the test passes only if every repeat does (a program whose
+    output changes between repeats is caught; ``TestResult.outputs_differ`` says so)."""
     timing: TimingMetric = "cpu"
     """Which duration rewards use: ``cpu`` (user + system, measured outside the process; robust
     on a loaded machine) or ``wall``."""
     stop_at_first_failure: bool = False
     """Skip the remaining tests once one fails (their results are not reported)."""
     intended_limit_s: float | None = Field(default=None, gt=0)
-    """Spec §1: a success whose duration (by ``timing``) is ≥ this becomes ``timeout``."""
+    """Spec §1: a success whose duration (by ``timing``) is ≥ this becomes ``timeout``.
+    Applied after execution, unlike ``Limits.cpu_time_s``, which stops the program."""

@@ -12,10 +12,12 @@ import json
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from execrl.errors import LoaderError
+from execrl.sandbox.limits import Limits
 
 
 class Status(StrEnum):
@@ -59,6 +61,12 @@ class TestResult(BaseModel):
     """A short, truncated explanation: the exception line, the first differing token, …"""
     repeats: list[Timing] = Field(default_factory=list)
     """Every repeat's times; ``cpu_s`` and ``wall_s`` above are their medians."""
+    limit_hit: Literal["cpu", "wall"] | None = None
+    """For a ``timeout``: which limit stopped the program (``Limits.cpu_time_s`` or
+    ``Limits.wall_time_s``); ``None`` otherwise (and for an intended limit applied after)."""
+    outputs_differ: bool = False
+    """With repeats: the repeats' outputs (stdout or returned value) were not all equal. Every
+    repeat is judged; the status is the first failing repeat's."""
 
     @property
     def passed(self) -> bool:
@@ -88,6 +96,9 @@ class ExecutionRecord(BaseModel):
     """The protections active for this run (see ``execrl doctor``); empty means none."""
     timing: str = "cpu"
     """Which duration rewards should use: ``cpu`` or ``wall``."""
+    limits: Limits | None = None
+    """The limits the tests ran under, with the wall-clock limit written out (``None`` in
+    records made before limits were stored)."""
     created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
 
     @property
