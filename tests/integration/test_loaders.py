@@ -340,3 +340,21 @@ def test_problems_check_fails_when_a_submission_is_in_the_wrong_folder(tmp_path)
     done = _execrl("problems", "check", str(package))
     assert done.returncode == 1, done.stdout + done.stderr
     assert "FAILED" in done.stdout and "≥1 runtime_error" in done.stdout
+
+
+@pytest.mark.skipif(__import__("shutil").which("g++") is None, reason="needs g++")
+def test_kattis_cpp_validator_is_compiled_once_and_run_in_the_sandbox(run_problem):
+    from execrl.problems.kattis import read_kattis_package
+
+    problem = read_kattis_package(FIXTURES / "kattis_cpp" / "pairsum_cpp")
+    accepted, wrong = problem.references
+    other_pair = "n = int(input())\nprint(2, n - 2) if n > 3 else print(1, n - 1)\n"
+    assert run_problem(other_pair, problem).all_passed
+    assert run_problem(accepted.code, problem).all_passed
+    record = run_problem(wrong.code, problem)
+    assert {r.status for r in record.results} == {Status.WRONG_ANSWER}
+    assert record.results[0].detail == "validator: not both positive"
+    broken = problem.checker.model_copy(update={"validator": "int main() { return }"})
+    record = run_problem("print(1, 1)\n", problem.model_copy(update={"checker": broken}))
+    assert {r.status for r in record.results} == {Status.INCONCLUSIVE}
+    assert "g++ could not compile the output validator" in record.results[0].detail

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from execrl.errors import ExecrlError, LoaderError
+from execrl.problems import kattis
 from execrl.problems.io import guess_format, load_problem, load_problems
 from execrl.problems.kattis import (
     SkippedSubmissionsWarning,
@@ -83,12 +84,29 @@ def test_custom_python_validator_is_the_checker():
     assert problem.checker.validator_args == ["strict"]
 
 
-def test_cpp_validator_is_a_clear_error(tmp_path: Path):
+@pytest.mark.skipif(shutil.which("g++") is None, reason="C++ validators need g++")
+def test_cpp_validator_with_its_local_header_inlined():
+    problem = read_kattis_package(KATTIS.parent / "kattis_cpp" / "pairsum_cpp")
+    checker = problem.checker
+    assert (checker.kind, checker.validator_language) == ("custom", "cpp")
+    assert "const int EXIT_AC = 42;" in checker.validator  # from validate.h
+    assert '#include "validate.h"' not in checker.validator
+    assert "#include <fstream>" in checker.validator  # system headers stay
+    assert checker.validator_args == ["strict"]
+
+
+def test_cpp_validator_without_gpp_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(kattis.shutil, "which", lambda name: None)
+    with pytest.raises(LoaderError, match="needs g\\+\\+ on this machine"):
+        read_kattis_package(KATTIS.parent / "kattis_cpp" / "pairsum_cpp")
+
+
+def test_validator_in_another_language_is_a_clear_error(tmp_path: Path):
     package = shutil.copytree(KATTIS / "pairsum", tmp_path / "pairsum")
     validator = package / "output_validators" / "pair_validator"
     (validator / "validate.py").unlink()
-    (validator / "validate.cpp").write_text("int main() { return 42; }\n")
-    with pytest.raises(LoaderError, match="only Python output validators are supported"):
+    (validator / "Validate.java").write_text("class Validate {}\n")
+    with pytest.raises(LoaderError, match="only Python and C\\+\\+ output validators"):
         read_kattis_package(package)
 
 

@@ -31,10 +31,12 @@ Field by field:
   ``float_absolute_tolerance ε`` and ``float_relative_tolerance ε`` make numeric tokens match
   within the tolerance. Flags come from ``validator_flags`` (legacy problem.yaml) and
   ``output_validator_flags`` (problem.yaml or data/testdata.yaml). ``validation: custom``
-  (or an output validator folder) → ``Checker(kind="custom")`` with the Python validator's
+  (or an output validator folder) → ``Checker(kind="custom")`` with the validator's
   source; it runs as ``validator input judge_answer feedback_dir [flags] < team_output``, in
-  its own sandboxed process (``execrl.sandbox.validators``). Only Python validators are
-  supported; a C++ (or other) validator is a LoaderError that says so.
+  its own sandboxed process (``execrl.sandbox.validators``). Python validators run as they
+  are; C++ ones (``validate.cpp`` or the only ``.cpp``, local ``#include "…"`` headers
+  inlined) are compiled with ``g++`` on the host and need it; other languages are a
+  LoaderError that says so.
 - ``submissions/accepted/*.py`` → correct references; every other verdict folder →
   incorrect references whose ``expected_verdict`` is that folder's verdict
   (``wrong_answer``, ``timeout``, ``runtime_error``, ``memory_limit``, ``output_limit``;
@@ -46,6 +48,7 @@ Field by field:
 from __future__ import annotations
 
 import re
+import shutil
 import warnings
 from pathlib import Path
 from typing import Any
@@ -70,6 +73,7 @@ VERDICT_FOLDERS: dict[str, str | None] = {
 STATEMENT_NAMES = ("problem.en.md", "problem.en.tex", "problem.md", "problem.tex")
 VALIDATOR_FOLDERS = ("output_validators", "output_validator")
 PYTHON_SUFFIXES = (".py", ".py3")
+CPP_SUFFIXES = (".cpp", ".cc", ".cxx")
 
 
 class SkippedSubmissionsWarning(UserWarning):
@@ -261,9 +265,11 @@ def _checker(folder: Path, meta: dict[str, Any], meta_path: Path) -> dict[str, A
                 f"{meta_path}: validation is {validation!r} but there is no "
                 f"{folder / VALIDATOR_FOLDERS[0]}/ folder"
             )
+        language, source = _validator(validator_dir)
         return {
             "kind": "custom",
-            "validator": _python_validator(validator_dir),
+            "validator": source,
+            "validator_language": language,
             "validator_args": flags,
         }
     return default_validator_checker(flags, where=str(meta_path))
@@ -337,28 +343,58 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _python_validator(validator_dir: Path) -> str:
-    """The source of the package's Python output validator (one file, or ``validate.py``)."""
-    candidates = [validator_dir] if validator_dir.is_file() else []
-    for sub in [validator_dir, *sorted(p for p in validator_dir.iterdir() if p.is_dir())]:
+def _validator(validator_dir: Path) -> tuple[str, str]:
+    """(language, source) of the package's output validator: one Python file (or
+    ``validate.py``), or C++ sources (``validate.cpp`` or the only one, with the folder's own
+    ``#include "…"`` headers inlined). C++ needs ``g++`` on this machine."""
+    folders = [validator_dir, *sorted(p for p in validator_dir.iterdir() if p.is_dir())]
+    for sub in folders:
         files = sorted(p for p in sub.iterdir() if p.is_file())
-        python = [p for p in files if p.suffix in PYTHON_SUFFIXES]
-        if python:
-            named = [p for p in python if p.stem in ("validate", "validator", "output_validator")]
-            candidates = named or python
-            break
-        others = [p for p in files if p.suffix in (".cpp", ".cc", ".c", ".java", ".kt", ".rs")]
+        for suffixes, language in ((PYTHON_SUFFIXES, "python3"), (CPP_SUFFIXES, "cpp")):
+            sources = [p for p in files if p.suffix in suffixes]
+            if not sources:
+                continue
+            named = [p for p in sources if p.stem in ("validate", "validator", "output_validator")]
+            chosen = named or sources
+            if len(chosen) != 1:
+                found = ", ".join(p.name for p in chosen)
+                raise LoaderError(
+                    f"{sub}: expected one validator source (or validate{suffixes[0]}), found "
+                    f"{found}"
+                )
+            if language == "python3":
+                return language, chosen[0].read_text(encoding="utf-8")
+            if shutil.which("g++") is None:
+                raise LoaderError(
+                    f"{chosen[0]}: a C++ output validator needs g++ on this machine, and none "
+                    "was found; only Python validators are supported without it"
+                )
+            return language, _inline_local_includes(chosen[0], set())
+        others = [p for p in files if p.suffix in (".c", ".java", ".kt", ".rs", ".sh")]
         if others:
             raise LoaderError(
-                f"{others[0]}: only Python output validators are supported here; run this "
-                "package's validator with its own judge, or port it to Python"
+                f"{others[0]}: only Python and C++ output validators are supported here; run "
+                "this package's validator with its own judge, or port it"
             )
-    if len(candidates) != 1:
-        found = ", ".join(p.name for p in candidates) or "none"
-        raise LoaderError(
-            f"{validator_dir}: expected one Python validator file (or validate.py), found {found}"
-        )
-    return candidates[0].read_text(encoding="utf-8")
+    raise LoaderError(f"{validator_dir}: no Python or C++ output validator found")
+
+
+_LOCAL_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"\s*$', re.MULTILINE)
+
+
+def _inline_local_includes(path: Path, seen: set[Path]) -> str:
+    """``path``'s text with each ``#include "x.h"`` found beside it replaced by that file."""
+    seen.add(path.resolve())
+
+    def replace(match: re.Match[str]) -> str:
+        header = path.parent / match.group(1)
+        if not header.is_file():
+            return match.group(0)  # a system or generated header: leave it to the compiler
+        if header.resolve() in seen:
+            return ""
+        return _inline_local_includes(header, seen)
+
+    return _LOCAL_INCLUDE.sub(replace, path.read_text(encoding="utf-8"))
 
 
 # -- submissions --------------------------------------------------------------------------------

@@ -97,8 +97,8 @@ class Checker(_Model):
       floats within numpy's ``allclose`` tolerance, per-line token sets); see
       ``execrl.sandbox.compare.apps_outputs_match``.
     - ``livecodebench``: LiveCodeBench's grader: stripped lines, equal or equal as Decimals.
-    - ``custom``: ``validator`` (a Kattis-style output validator's Python source) decides; it
-      runs in its own sandboxed process (``execrl.sandbox.validators``).
+    - ``custom``: ``validator`` (a Kattis-style output validator's Python or C++ source)
+      decides; it runs in its own sandboxed process (``execrl.sandbox.validators``).
 
     ``case_sensitive`` and ``space_change_sensitive`` refine ``tokens``, ``exact`` and
     ``float`` (the Kattis default validator's flags): with ``case_sensitive=False`` letters
@@ -116,7 +116,8 @@ class Checker(_Model):
     validator: str | None = None
     """For ``custom``: the validator program's source (run as ``validator in ans feedback_dir
     < team_output``; exit 42 accepts, 43 rejects, anything else is a judge error)."""
-    validator_language: Literal["python3"] = "python3"
+    validator_language: Literal["python3", "cpp"] = "python3"
+    """``cpp``: compiled with ``g++`` on the host (once, cached) and run inside the sandbox."""
     validator_args: list[str] = Field(default_factory=list)
     """Extra arguments after the feedback directory (problem.yaml ``output_validator_flags``)."""
 
