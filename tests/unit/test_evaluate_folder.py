@@ -133,3 +133,20 @@ def test_sweep_values():
     for text in ("1:2", "a,b", "1:2:x", "1:2:0"):
         with pytest.raises(ExecrlError):
             sweep_values(text)
+
+
+def test_fingerprint_covers_prelude_wrapping_and_new_checker_fields_only_when_set():
+    from execrl.evaluate.folder import problem_fingerprint
+    from execrl.problems import Checker, load_problems
+
+    problem = load_problems("starter")[0]
+    base = problem_fingerprint(problem)
+    # the defaults of fields added later leave fingerprints of older folders alone
+    assert problem_fingerprint(problem.model_copy(update={"checker": Checker()})) == base
+    changed = [
+        problem.model_copy(update={"prelude": "from typing import *"}),
+        problem.model_copy(update={"stdin_as_function": True}),
+        problem.model_copy(update={"checker": Checker(case_sensitive=False)}),
+    ]
+    prints = {problem_fingerprint(p) for p in changed}
+    assert base not in prints and len(prints) == 3

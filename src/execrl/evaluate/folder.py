@@ -125,15 +125,26 @@ def check_label(label: str) -> str:
 
 
 def problem_fingerprint(problem: Problem) -> str:
-    """A hash of what execution depends on: tests (id, group, content), checker and limits."""
+    """A hash of what execution depends on: tests (id, group, content), checker, limits, the
+    prelude and program wrapping. Fields added later enter the hash only when they are set, so
+    folders written before them keep their fingerprints."""
     h = hashlib.sha256()
-    for part in (
+    legacy_checker = {"kind", "abs_tol", "rel_tol"}
+    parts = [
         problem.id,
         repr(problem.time_limit_s),
         repr(problem.memory_limit_mb),
-        problem.checker.model_dump_json(),
+        problem.checker.model_dump_json(include=legacy_checker),
         problem.starter_code or "",
-    ):
+    ]
+    later_checker = problem.checker.model_dump_json(exclude=legacy_checker, exclude_defaults=True)
+    if later_checker != "{}":
+        parts.append(later_checker)
+    if problem.prelude:
+        parts.append("prelude:" + problem.prelude)
+    if problem.stdin_as_function:
+        parts.append("stdin_as_function")
+    for part in parts:
         h.update(part.encode("utf-8") + b"\0")
     for test in problem.tests:
         h.update(test.model_dump_json().encode("utf-8") + b"\0")
