@@ -9,6 +9,7 @@ outputs live; the sandboxed program never sees them.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import math
 import os
@@ -29,6 +30,10 @@ from execrl.sandbox.forkserver import ForkServer, RawRun, SandboxCrashed
 from execrl.sandbox.isolation import SandboxConfig
 from execrl.sandbox.limits import ExecutionOptions, Limits
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, Timing, program_sha256
+from execrl.sandbox.wrapping import wrap_stdin_program
+
+_wrapped_stdin_program = functools.lru_cache(maxsize=256)(wrap_stdin_program)
+"""Parsed once per program, not once per test."""
 
 SETUP_FAILED_EXIT = 121
 """Exit code of a child whose sandbox set-up failed (the zygote's contract)."""
@@ -53,6 +58,10 @@ class ExecutionRequest(BaseModel):
     """Trusted code run before the program in call and assert tests, and before the test code
     in the checker (LeetCodeDataset's imports and ListNode/TreeNode helpers, MBPP's
     ``test_setup_code``). Instances of the classes it defines can cross between the two."""
+    stdin_as_function: bool = False
+    """Run stdio programs as the body of a function, as the APPS/TACO harness does (a
+    top-level ``return`` then ends the program); see ``execrl.sandbox.wrapping``. The record
+    keeps the hash of the program as given."""
 
     @classmethod
     def for_problem(
@@ -78,6 +87,7 @@ class ExecutionRequest(BaseModel):
             program_name=program_name,
             starter_code=problem.starter_code,
             prelude=problem.prelude,
+            stdin_as_function=problem.stdin_as_function,
         )
 
 
@@ -247,11 +257,14 @@ class LocalExecutor:
         self, server: ForkServer, request: ExecutionRequest, test: TestCase
     ) -> TestResult:
         spec, stdin, secret = _wire_test(test, request.starter_code, request.prelude)
+        program = request.program
+        if request.stdin_as_function and isinstance(test, StdioTest):
+            program = _wrapped_stdin_program(program)
         raw = None
         for _attempt in range(2):  # spec §6: retry an inconclusive execution once, at once
             try:
                 raw = server.run(
-                    request.program, spec, stdin, request.limits, request.options.repeats, secret
+                    program, spec, stdin, request.limits, request.options.repeats, secret
                 )
                 break
             except SandboxCrashed as exc:
