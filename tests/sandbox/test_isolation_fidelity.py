@@ -126,6 +126,18 @@ def test_a_timeout_keeps_the_programs_last_stderr_line(executor):
     assert result.detail == "CPU time limit 0.3 s exceeded; stderr: stuck in phase 2"
 
 
+def test_the_error_after_a_flood_of_stderr_is_kept(executor):
+    code = """
+        import sys
+        for i in range(20000):
+            print("noise", i, file=sys.stderr)
+        raise ValueError("the real error")
+    """
+    result = run(executor, code)
+    assert result.status is Status.RUNTIME_ERROR
+    assert result.detail == "ValueError: the real error"
+
+
 def test_a_memory_limit_keeps_the_programs_message(executor):
     code = "x = bytearray(600 * 1024**2)"
     result = run(executor, code, limits=Limits(cpu_time_s=5, memory_mb=100))

@@ -42,6 +42,7 @@ def test_limits_name_both_clocks_and_default_the_wall_limit():
     assert Limits(cpu_time_s=10).wall_limit_s == 30
     assert Limits(cpu_time_s=1, wall_time_s=1.5).wall_limit_s == 1.5
     assert Limits(cpu_time_s=1).resolved().wall_time_s == 3
+    assert Limits().model_copy(update={"timeout_s": 1.5}).cpu_time_s == 1.5  # old name too
 
 
 def test_a_busy_loop_is_stopped_at_its_cpu_limit(executor):

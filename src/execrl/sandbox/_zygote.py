@@ -861,7 +861,10 @@ class Server:
                 sizes[name] += len(data)
                 if sizes[name] <= caps[name]:
                     chunks[name].append(data)
-                elif name != "stderr":
+                elif name == "stderr":  # keep its *tail*: the error that ends it is last
+                    tail = b"".join(chunks[name])[-caps[name] :] + data
+                    chunks[name] = [tail[-caps[name] :]]
+                else:
                     outcome = "output_limit"
             if outcome == "output_limit" or (exited and not open_fds):
                 break

@@ -61,6 +61,13 @@ class Limits(BaseModel):
         """The CPU-time limit under its old name (read-only; construct with ``cpu_time_s``)."""
         return self.cpu_time_s
 
+    def model_copy(self, *, update: dict | None = None, deep: bool = False) -> Limits:
+        """As pydantic's, with ``timeout_s`` in ``update`` read as ``cpu_time_s`` (pydantic
+        would otherwise store it beside the fields, silently changing nothing)."""
+        if update and "timeout_s" in update:
+            update = {("cpu_time_s" if k == "timeout_s" else k): v for k, v in update.items()}
+        return super().model_copy(update=update, deep=deep)
+
     def resolved(self) -> Limits:
         """These limits with the wall-clock limit written out, as stored in records."""
         return self.model_copy(update={"wall_time_s": self.wall_limit_s})
