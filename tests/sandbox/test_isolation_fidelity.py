@@ -58,6 +58,20 @@ def test_an_exception_in_a_thread_fails_the_run_even_after_the_right_output(exec
     assert result.detail.endswith("ValueError: boom"), result.detail
 
 
+def test_an_exception_in_a_thread_fails_the_run_even_if_main_exits_0(executor):
+    code = """
+        import sys, threading
+        t = threading.Thread(target=lambda: 1 / 0)
+        t.start()
+        t.join()
+        print(5)
+        sys.exit(0)
+    """
+    result = run(executor, code)
+    assert result.status is Status.RUNTIME_ERROR
+    assert result.detail.endswith("ZeroDivisionError: division by zero"), result.detail
+
+
 def test_an_exception_in_a_thread_fails_a_call_test(executor):
     code = """
         import threading

@@ -1130,6 +1130,7 @@ def _run_program(code, test: dict) -> None:
 
         traceback.print_exc()
         exit_code = 1
+    exit_code = _with_thread_failures(exit_code)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(BaseException):
             stream.flush()
@@ -1138,9 +1139,8 @@ def _run_program(code, test: dict) -> None:
 
 def _interpreter_shutdown() -> None:
     """What a normal interpreter exit does: wait for non-daemon threads (the common
-    ``threading.Thread(target=main).start()`` idiom), then run atexit handlers. Then, unlike
-    ``python3``, which exits 0: a thread that died of an uncaught exception makes the run a
-    runtime error, with that exception named last on stderr."""
+    ``threading.Thread(target=main).start()`` idiom), then run atexit handlers. (A thread
+    that died of an uncaught exception then makes the exit code 1: _with_thread_failures.)"""
     threading = sys.modules.get("threading")
     if threading is not None:
         for thread in threading.enumerate():
@@ -1149,9 +1149,16 @@ def _interpreter_shutdown() -> None:
     atexit = sys.modules.get("atexit")
     if atexit is not None:
         atexit._run_exitfuncs()
-    if _THREAD_FAILURES:
+
+
+def _with_thread_failures(exit_code: int) -> int:
+    """The exit code, made 1 if a thread died of an uncaught exception (however the main
+    thread ended: returning, ``exit(0)``), with that exception named last on stderr."""
+    if exit_code != 0 or not _THREAD_FAILURES:
+        return exit_code
+    with contextlib.suppress(BaseException):
         sys.stderr.write(f"uncaught exception in thread {_THREAD_FAILURES[0]}\n")
-        raise SystemExit(1)
+    return 1
 
 
 _THREAD_FAILURES: list[str] = []
