@@ -3,6 +3,9 @@ dies, every repeat's output, and packages made importable with ``extra_site_path
 
 from __future__ import annotations
 
+import argparse
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -245,8 +248,6 @@ def test_extra_site_paths_must_be_directories(tmp_path):
 
 
 def test_the_cli_flag_builds_the_config(monkeypatch, tmp_path):
-    import argparse
-
     from execrl.cli._common import SITE_PATHS_ENV, add_sandbox_arguments, sandbox_config
     from execrl.errors import ExecrlError
 
@@ -258,3 +259,19 @@ def test_the_cli_flag_builds_the_config(monkeypatch, tmp_path):
     monkeypatch.delenv(SITE_PATHS_ENV)
     with pytest.raises(ExecrlError, match="--site-path: extra site path"):
         sandbox_config(parser.parse_args(["--site-path", str(tmp_path / "nope")]))
+
+
+def test_execrl_run_takes_site_paths(built_sum_problem_dir, tmp_path):
+    pytest.importorskip("sortedcontainers")
+    program = tmp_path / "sorted.py"
+    program.write_text(
+        "from sortedcontainers import SortedList\ninput()\n"
+        "print(sum(SortedList(map(int, input().split()))))\n"
+    )
+    argv = [sys.executable, "-m", "execrl.cli.main", "run", "sum-list", str(program)]
+    argv += ["--source", str(built_sum_problem_dir.parent), "--group", "original"]
+    with_site = subprocess.run([*argv, "--site-path", "@current"], capture_output=True, text=True)
+    assert with_site.returncode == 0, with_site.stdout + with_site.stderr
+    assert "limits: CPU 2 s, wall-clock 6 s" in with_site.stdout
+    without = subprocess.run(argv, capture_output=True, text=True)
+    assert without.returncode == 1 and "ModuleNotFoundError" in without.stdout
