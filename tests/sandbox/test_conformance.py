@@ -81,6 +81,26 @@ CASES = [
         "",
         "5",
     ),
+    (
+        "exit-while-a-thread-works",
+        "import sys, threading, time\n"
+        "def work():\n    time.sleep(0.2)\n    print(5, flush=True)\n"
+        "threading.Thread(target=work).start()\nsys.exit(0)",
+        "",
+        "5",
+    ),
+    (
+        "atexit-after-exit",
+        "import atexit\natexit.register(lambda: print(5))\nexit()",
+        "",
+        "5",
+    ),
+    (
+        "atexit-after-a-crash",
+        "import atexit\natexit.register(lambda: print(5))\nraise ValueError",
+        "",
+        "5",
+    ),
     ("big-int-str-limit", "print(10**5000 > 0)\nprint(len(str(10**5000)))", "", "True 5001"),
     ("big-int-arithmetic", "print(pow(3, 10**6, 10**9 + 7))", "", str(pow(3, 10**6, 10**9 + 7))),
     (

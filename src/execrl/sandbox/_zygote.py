@@ -1115,13 +1115,14 @@ def _run_program(code, test: dict) -> None:
     sys.setrecursionlimit(1000)
     namespace = _script_namespace(sys.argv[0])
     classes = _run_prelude(test.get("prelude", ""), namespace)
-    exit_code = 0
+    exit_code, shut_down = 0, False
     try:
         exec(code, namespace)
         if test["kind"] == "call":
             _call_entry_point(namespace, test)
         elif test["kind"] == "assert":
             _serve_calls(namespace, test, classes)
+        shut_down = True
         _interpreter_shutdown()
     except SystemExit as exc:
         exit_code = _exit_code(exc.code)
@@ -1130,6 +1131,9 @@ def _run_program(code, test: dict) -> None:
 
         traceback.print_exc()
         exit_code = 1
+    if not shut_down:  # python3 also waits for threads and runs atexit after exit() or a crash
+        with contextlib.suppress(BaseException):
+            _interpreter_shutdown()
     exit_code = _with_thread_failures(exit_code)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(BaseException):
