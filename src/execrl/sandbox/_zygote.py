@@ -52,10 +52,15 @@ _AF_UNIX = 1
 _LEN = struct.Struct(">I")
 
 
-def write_message(fd: int, header: dict, *payloads: bytes) -> None:
+def encode_message(header: dict, *payloads: bytes) -> bytes:
+    """One whole message as bytes: encoding fails (or succeeds) before anything is sent."""
     header = dict(header, payload_sizes=[len(p) for p in payloads])
     body = json.dumps(header).encode()
-    _write_all(fd, _LEN.pack(len(body)) + body + b"".join(payloads))
+    return _LEN.pack(len(body)) + body + b"".join(payloads)
+
+
+def write_message(fd: int, header: dict, *payloads: bytes) -> None:
+    _write_all(fd, encode_message(header, *payloads))
 
 
 def read_message(fd: int) -> tuple[dict, list]:
@@ -352,8 +357,44 @@ def _mount(source, target, fstype, flags, data=None) -> None:
 
 
 def _bind_readonly(source: str, target: str) -> None:
+    """Bind ``source`` (with every mount under it) at ``target``, all of it read-only: a bind
+    remount changes one mount only, so each submount is remounted too."""
     _mount(source, target, None, MS_BIND | MS_REC)
-    _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    for mountpoint, locked in _mounts_under(target):
+        flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | locked
+        _mount(None, mountpoint, None, flags)
+
+
+_MS_NOATIME, _MS_NODIRATIME, _MS_RELATIME = 1024, 2048, 1 << 21
+_KEPT_OPTIONS = {  # a bind remount must keep these (locked in a user namespace)
+    "noexec": MS_NOEXEC,
+    "noatime": _MS_NOATIME,
+    "nodiratime": _MS_NODIRATIME,
+    "relatime": _MS_RELATIME,
+}
+
+
+def _mounts_under(target: str) -> list[tuple[str, int]]:
+    """Mount points at or below ``target`` (parents first), each with the flags of its
+    current options that a remount has to keep, from /proc/self/mountinfo."""
+    found = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split(" ")
+            point = _unescape_mountinfo(fields[4])
+            if point == target or point.startswith(target.rstrip("/") + "/"):
+                kept = 0
+                for option in fields[5].split(","):
+                    kept |= _KEPT_OPTIONS.get(option, 0)
+                found.append((point, kept))
+    return found
+
+
+def _unescape_mountinfo(field: str) -> str:
+    """mountinfo writes space, tab, newline and backslash in paths as octal escapes."""
+    for escape, char in (("\\040", " "), ("\\011", "\t"), ("\\012", "\n"), ("\\134", "\\")):
+        field = field.replace(escape, char)
+    return field
 
 
 # Syscalls refused inside the sandbox, as "name x86_64 aarch64" rows. System V IPC and POSIX
@@ -383,6 +424,18 @@ msgget 68 186           msgsnd 69 189              msgrcv 70 188
 msgctl 71 187           mq_open 240 180            sched_setaffinity 203 122
 """
 _SOCKET = {"x86_64": 41, "aarch64": 198}
+_CLONE = {"x86_64": 56, "aarch64": 220}
+_CLONE3 = 435  # the same number on x86_64 and aarch64
+_CLONE_NEW_FLAGS = (
+    0x00020000  # CLONE_NEWNS
+    | 0x02000000  # CLONE_NEWCGROUP
+    | 0x04000000  # CLONE_NEWUTS
+    | 0x08000000  # CLONE_NEWIPC
+    | 0x10000000  # CLONE_NEWUSER
+    | 0x20000000  # CLONE_NEWPID
+    | 0x40000000  # CLONE_NEWNET
+    | 0x00000080  # CLONE_NEWTIME (in clone()'s low byte, the exit signal: never a valid one)
+)
 _PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}
 _AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 
@@ -411,12 +464,15 @@ class _SockFprog(ctypes.Structure):
 
 
 def _seccomp_program() -> list[tuple[int, int, int, int]]:
-    """Deny-list filter: escape and introspection syscalls fail with EPERM; sockets other than
-    AF_UNIX fail with EACCES; a foreign syscall ABI kills the process."""
+    """Deny-list filter: escape and introspection syscalls fail with EPERM; clone() with any
+    namespace flag fails with EPERM and clone3 with ENOSYS (its flags sit in memory, where a
+    filter cannot read them: libc then falls back to clone(), which the filter checks);
+    sockets other than AF_UNIX fail with EACCES; a foreign syscall ABI kills the process."""
     machine = _MACHINE
-    ld_abs, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    ld_abs, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
     allow, kill = 0x7FFF0000, 0x80000000
     eperm, eacces = 0x00050000 | errno.EPERM, 0x00050000 | errno.EACCES
+    enosys = 0x00050000 | errno.ENOSYS
     prog = [
         (ld_abs, 0, 0, 4),
         (jeq, 1, 0, _AUDIT_ARCH[machine]),
@@ -427,6 +483,15 @@ def _seccomp_program() -> list[tuple[int, int, int, int]]:
         prog += [(jge, 0, 1, 0x40000000), (ret, 0, 0, kill)]
     for n in _denied_numbers(machine):
         prog += [(jeq, 0, 1, n), (ret, 0, 0, eperm)]
+    prog += [
+        (jeq, 0, 1, _CLONE3),
+        (ret, 0, 0, enosys),
+        (jeq, 0, 4, _CLONE[machine]),
+        (ld_abs, 0, 0, 16),  # low 32 bits of args[0]: the flags (all CLONE_NEW* live there)
+        (jset, 0, 1, _CLONE_NEW_FLAGS),
+        (ret, 0, 0, eperm),
+        (ret, 0, 0, allow),
+    ]
     # socket(): AF_UNIX is allowed (socketpair, multiprocessing), any other family gets EACCES.
     prog += [
         (jeq, 0, 4, _SOCKET[machine]),
@@ -470,10 +535,10 @@ def build_root(config: dict) -> None:
         for path in config["readonly_paths"]
         if os.path.isdir(path)
     ]
-    _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=755")
+    _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=256,mode=755")
     root = "/tmp/root"
     os.mkdir(root)
-    _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=4m,mode=755")
+    _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=4m,nr_inodes=4096,mode=755")
     os.makedirs(root + "/usr")
     _bind_readonly("/usr", root + "/usr")
     for name in _ROOT_LINKS_OR_DIRS:
@@ -484,7 +549,7 @@ def build_root(config: dict) -> None:
             os.mkdir(root + host)
             _bind_readonly(host, root + host)
     _build_etc(root, uid, gid)
-    _build_dev(root, config["shm_mb"])
+    _build_dev(root, config["shm_mb"], _scratch_inodes(config))
     os.mkdir(root + "/proc")
     _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
     os.mkdir(root + "/tmp")
@@ -493,7 +558,7 @@ def build_root(config: dict) -> None:
         root + "/tmp",
         "tmpfs",
         MS_NOSUID | MS_NODEV,
-        f"size={config['scratch_mb']}m,mode=755",
+        f"size={config['scratch_mb']}m,nr_inodes={_scratch_inodes(config)},mode=755",
     )
     for path, fd in held:
         if not os.path.exists(root + path):  # not already visible (e.g. under /usr)
@@ -533,10 +598,16 @@ def _build_etc(root: str, uid: int, gid: int) -> None:
             _bind_readonly(os.path.realpath(host), f"{etc}/{name}")
 
 
-def _build_dev(root: str, shm_mb: int) -> None:
+def _scratch_inodes(config: dict) -> int:
+    """Files and directories a private tmpfs may hold (tmpfs's default is RAM/2 pages' worth:
+    an inode flood would fill kernel memory long before ``size=``)."""
+    return int(config.get("scratch_files", 4096))
+
+
+def _build_dev(root: str, shm_mb: int, shm_inodes: int = 4096) -> None:
     dev = root + "/dev"
     os.mkdir(dev)
-    _mount("tmpfs", dev, "tmpfs", MS_NOSUID, "size=64k,mode=755")
+    _mount("tmpfs", dev, "tmpfs", MS_NOSUID, "size=64k,nr_inodes=64,mode=755")
     for name in _DEV_NODES:
         open(f"{dev}/{name}", "w").close()
         _mount(f"/dev/{name}", f"{dev}/{name}", None, MS_BIND)
@@ -548,7 +619,8 @@ def _build_dev(root: str, shm_mb: int) -> None:
     ):
         os.symlink(target, f"{dev}/{name}")
     os.mkdir(dev + "/shm")
-    _mount("tmpfs", dev + "/shm", "tmpfs", MS_NOSUID | MS_NODEV, f"size={shm_mb}m,mode=1777")
+    shm = f"size={shm_mb}m,nr_inodes={shm_inodes},mode=1777"
+    _mount("tmpfs", dev + "/shm", "tmpfs", MS_NOSUID | MS_NODEV, shm)
 
 
 # --------------------------------------------------------------------------------------------
@@ -568,7 +640,10 @@ class Server:
             install_seccomp(build_seccomp_filter())
         else:
             _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-        self.compiled: dict[bytes, tuple] = {}  # source → (code object, marshalled code)
+        self.compiled: tuple | None = None  # (source, (code object, marshalled code))
+        self.live_runs: list[dict] = []  # the current request's results so far
+        self.next_limits: dict | None = None  # the limits the next spare is forked for
+        self.broken: str | None = None  # why the zygote must not serve another request
         self.runs = 0
         self.base_vm_bytes = _vm_size_bytes()
         self.spare: _Spare | None = None
@@ -576,40 +651,58 @@ class Server:
 
     # -- protocol ----------------------------------------------------------------------------
     def serve(self) -> None:
+        """One reply per request, echoing its ``id``. A failure of the zygote's own bookkeeping
+        (cleanup, encoding, even a RecursionError or MemoryError here) is answered once, as an
+        error for that request, and ends the zygote: the host restarts it rather than trust
+        a worker in an unknown state. The next spare is forked here, at the top of the loop,
+        after the request's buffers are gone, so no child inherits another run's data."""
         write_message(self.reply_fd, {"ok": True, "ready": True, "pid": os.getpid()})
         while True:
+            try:
+                self.between_requests()
+            except Exception as exc:  # e.g. scratch too deep to clean: never run on it dirty
+                self.broken = f"cleaning up after the last run failed: {type(exc).__name__}: {exc}"
             try:
                 header, payloads = read_message(self.request_fd)
             except EOFError:
                 return
-            op = header.get("op")
+            op, request_id = header.get("op"), header.get("id")
             if op == "shutdown":
                 return
+            fatal = self.broken
             try:
+                if fatal:
+                    raise _ZygoteBroken(fatal)
                 if op == "run":
-                    self.handle_run(header, payloads)
+                    reply, out = self.handle_run(header, payloads)
                 elif op == "ping":
-                    write_message(self.reply_fd, {"ok": True})
+                    reply, out = {"ok": True}, []
                 else:
-                    write_message(self.reply_fd, {"ok": False, "error": f"unknown op {op!r}"})
-            except Exception as exc:  # the sandbox failed, not the program: say so
-                write_message(self.reply_fd, {"ok": False, "error": f"{type(exc).__name__}: {exc}"})
-
-    def handle_run(self, header: dict, payloads: list[bytes]) -> None:
-        code_text = payloads[0].decode("utf-8", errors="surrogateescape")
-        key = payloads[0]
-        if key not in self.compiled:
-            if len(self.compiled) >= 64:
-                self.compiled.clear()
-            try:
-                code = compile(code_text, "<program>", "exec")
-            except (SyntaxError, ValueError) as exc:
-                write_message(self.reply_fd, {"ok": True, "compile_error": _format_exc_line(exc)})
+                    reply, out = {"ok": False, "error": f"unknown op {op!r}"}, []
+                message = encode_message(dict(reply, id=request_id), *out)
+            except Exception as exc:  # the sandbox failed, not the program: say so, then stop
+                fatal = f"{type(exc).__name__}: {exc}"[:2000]
+                message = encode_message({"ok": False, "id": request_id, "error": fatal})
+            del header, payloads, reply, out  # nothing of this request reaches the next child
+            _write_all(self.reply_fd, message)
+            del message
+            if fatal:
                 return
-            self.compiled[key] = (code, marshal.dumps(code))
-        code = self.compiled[key]
+
+    def between_requests(self) -> None:
+        """Off the critical path: clean scratch and fork the next spare (stdio and call tests;
+        an assert test forks its own processes)."""
+        gc.collect()  # the last request's cycles (tracebacks, frames) go before the next fork
+        if self.next_limits is not None:
+            self.prepare_spare(self.next_limits)
+
+    def handle_run(self, header: dict, payloads: list) -> tuple[dict, list]:
+        """Run one test; returns the reply and its payloads (the caller sends them)."""
+        code = self.compile_program(payloads[0])
+        if isinstance(code, str):
+            return {"ok": True, "compile_error": code}, []
         test, limits = header["test"], header["limits"]
-        runs = []
+        runs = self.live_runs = []  # a child forked between repeats empties its copy of these
         # An assert test's code is zeroed after its first use, so it runs once.
         repeats = 1 if test["kind"] == "assert" else max(1, header.get("repeats", 1))
         for _ in range(repeats):
@@ -620,15 +713,18 @@ class Server:
             runs.append(result)
             if result["outcome"] != "exited" or result["exit_code"] != 0:
                 break  # a failing run is not timed again
+        # the next test most likely has the same limits: its spare is forked after the reply
+        self.next_limits = limits if test["kind"] != "assert" else None
+        self.live_runs = []
         # Every repeat is judged by the host: the first run's streams always travel, a later
         # run's only when they differ from the first's (``own_streams``), so equal repeats
         # cost nothing extra.
         first, streams = runs[0], ("stdout", "stderr", "result")
-        payloads = [first[k] for k in streams]
+        out = [first[k] for k in streams]
         for run in runs[1:]:
             run["own_streams"] = any(run[k] != first[k] for k in streams)
             if run["own_streams"]:
-                payloads += [run[k] for k in streams]
+                out += [run[k] for k in streams]
         reply = {
             "ok": True,
             "runs": [{k: v for k, v in r.items() if not isinstance(v, bytes)} for r in runs],
@@ -636,9 +732,24 @@ class Server:
                 r["stdout"] != first["stdout"] or r["result"] != first["result"] for r in runs
             ),
         }
-        write_message(self.reply_fd, reply, *payloads)
-        if test["kind"] != "assert":  # the next test most likely has the same limits
-            self.prepare_spare(limits)
+        return reply, out
+
+    def compile_program(self, source) -> tuple | str:
+        """(code object, marshalled code) of the current program, or its compile error. Only
+        the current program is kept (children drop even that: they get the marshalled code
+        with their task), so no program can find another's code in its inherited memory."""
+        key = bytes(source)
+        if self.compiled is not None and self.compiled[0] == key:
+            return self.compiled[1]
+        self.compiled = None
+        try:
+            code = compile(key.decode("utf-8", errors="surrogateescape"), "<program>", "exec")
+            compiled = (code, marshal.dumps(code))
+        except (SyntaxError, ValueError, OverflowError, RecursionError, MemoryError) as exc:
+            # (the parser's own limits: deep nesting is a MemoryError or RecursionError)
+            return _compile_error_line(exc)
+        self.compiled = (key, compiled)
+        return compiled
 
     # -- spare children: forked and set up while the host is busy ----------------------------
     def prepare_spare(self, limits: dict) -> None:
@@ -658,6 +769,7 @@ class Server:
         pid = os.fork()
         if pid == 0:  # ---- child: never returns
             self.spare_child(limits, task_r, ready_w, stdin_fd, out_w, err_w, res_w)
+        self.charge_to_test(pid, limits)  # before its task exists: nothing escapes the cgroup
         for fd in (task_r, ready_w, out_w, err_w, res_w):
             os.close(fd)
         self.spare = _Spare(pid, limits, task_w, ready_r, stdin_fd, out_r, err_r, res_r)
@@ -670,10 +782,8 @@ class Server:
         the program's CPU time — sometimes, depending on a race with the host."""
         self.prepare_spare(limits)
         spare, self.spare = self.spare, None
-        with contextlib.suppress(OSError):
-            os.read(spare.ready_r, 1)  # b"" if it died: the task write then fails and retries
-        os.close(spare.ready_r)
-        spare.ready_r = -1
+        with contextlib.suppress(OSError):  # b"" if it died: the task write then fails and retries
+            spare.ready = os.read(spare.ready_r, 1)  # b"r", or b"F" (its set-up failed)
         return spare
 
     def discard_spare(self) -> None:
@@ -696,14 +806,24 @@ class Server:
                 os.chown(SCRATCH, self.config["uid"], self.config["gid"])
             self.scratch_dirty = False
 
+    def forget_in_child(self) -> None:
+        """In a just-forked child: drop what belongs to other runs (the compiled program, the
+        results of earlier repeats), so nothing the program can reach through ``gc`` or its
+        frames holds another run's data."""
+        self.compiled = None
+        for run in self.live_runs:
+            run.clear()
+        self.live_runs.clear()
+
     def spare_child(self, limits, task_r, ready_w, stdin_fd, out_w, err_w, res_w) -> None:
+        global _STATUS_FD
+        _STATUS_FD = 5  # the status channel (see _setup_failed), the zygote's ready pipe
         try:
+            self.forget_in_child()
             self.setup_process(limits, stdin_fd, out_w, err_w, res_w, (task_r, ready_w), drop=False)
             os.write(5, b"r")  # set up: whatever CPU it used so far is not the program's
-            os.close(5)
         except BaseException as exc:
-            os.write(2, f"sandbox setup failed: {type(exc).__name__}: {exc}".encode())
-            os._exit(121)
+            _setup_failed(f"{type(exc).__name__}: {exc}")
         try:
             header, payloads = read_message(4)
         except BaseException:  # discarded before it got a task
@@ -714,8 +834,7 @@ class Server:
             self.drop_privileges()
             code = marshal.loads(payloads[0])
         except BaseException as exc:
-            os.write(2, f"sandbox setup failed: {type(exc).__name__}: {exc}".encode())
-            os._exit(121)
+            _setup_failed(f"{type(exc).__name__}: {exc}")
         _run_program(code, header["test"])
 
     # -- one execution -----------------------------------------------------------------------
@@ -729,6 +848,7 @@ class Server:
             os.close(spare.stdin_fd)
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             setup_s = _process_cpu_s(spare.pid)  # the child's own set-up is not the program's
+            clock = self.program_clock(spare.pid, setup_s)
             start = time.perf_counter()
             try:
                 write_message(spare.task_w, {"test": test}, code)
@@ -742,13 +862,18 @@ class Server:
                 os.close(spare.task_w)
         fds = {"stdout": spare.out_r, "stderr": spare.err_r, "result": spare.res_r}
         outcome, status, wall_s, streams, rusage, hit = self.supervise(
-            spare.pid, start, limits, fds, spare.pid, setup_s
+            spare.pid, start, limits, fds, clock
         )
         self.kill_everything(spare.pid)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        cpu_s = max(0.0, cpu_s - setup_s)
-        return _raw_result(outcome, status, cpu_s, wall_s, rusage, streams, hit)
+        cpu_s = max(0.0, clock() if self.counts_cpu else cpu_s - setup_s)
+        result = _raw_result(
+            outcome, status, cpu_s, wall_s, rusage, streams, hit, self.memory_exceeded()
+        )
+        result["setup_failed"], result["memory_error"] = read_status(spare.ready_r, spare.ready)
+        spare.ready_r = -1
+        return result
 
     def run_assert(self, code, test: dict, limits: dict, payloads: list[bytes]) -> dict:
         """An assert-style test: two processes. The checker runs the (trusted) test code and
@@ -767,37 +892,48 @@ class Server:
         calls_r, calls_w = os.pipe()  # checker → candidate
         answers_r, answers_w = os.pipe()  # candidate → checker
         devnull = os.open("/dev/null", os.O_WRONLY)
+        checker_status_r, checker_status_w = os.pipe()
+        status_r, status_w = os.pipe()
         start = time.perf_counter()
         pid = os.fork()
         if pid == 0:
             checker_test = dict(test, test_code=bytes(secret).decode())
-            self.child(
-                None, checker_test, limits, stdin_fd, devnull, devnull, res_w, (answers_r, calls_w)
-            )
+            peer = (answers_r, calls_w, checker_status_w)
+            self.child(None, checker_test, limits, stdin_fd, devnull, devnull, res_w, peer)
         secret[:] = bytes(len(secret))
+        self.enter_test_cgroup(limits)  # the candidate (and all it starts) is born there
         candidate = os.fork()
         if candidate == 0:  # no result pipe for the candidate: fd 3 is /dev/null
-            self.child(code, test, limits, stdin_fd, out_w, err_w, devnull, (calls_r, answers_w))
+            peer = (calls_r, answers_w, status_w)
+            self.child(code, test, limits, stdin_fd, out_w, err_w, devnull, peer)
+        clock = self.leave_test_cgroup(candidate)
         for fd in (devnull, calls_r, calls_w, answers_r, answers_w, stdin_fd, out_w, err_w, res_w):
             os.close(fd)
+        os.close(checker_status_w)
+        os.close(status_w)
         outcome, status, wall_s, streams, _, hit = self.supervise(
-            pid, start, limits, {"stdout": out_r, "stderr": err_r, "result": res_r}, candidate
+            pid, start, limits, {"stdout": out_r, "stderr": err_r, "result": res_r}, clock
         )
         self.kill_tree(candidate)  # time the candidate, not the checker
         _, cand_status, rusage = os.wait4(candidate, 0)
         self.kill_everything(pid)
-        cpu_s = rusage.ru_utime + rusage.ru_stime
-        result = _raw_result(outcome, status, cpu_s, wall_s, rusage, streams, hit)
+        # the candidate's process tree (helpers included) with a cgroup; else its own rusage
+        cpu_s = max(0.0, clock()) if self.counts_cpu else rusage.ru_utime + rusage.ru_stime
+        result = _raw_result(
+            outcome, status, cpu_s, wall_s, rusage, streams, hit, self.memory_exceeded()
+        )
         if os.WIFSIGNALED(cand_status) and os.WTERMSIG(cand_status) == signal.SIGXCPU:
             result["limit_hit"] = "cpu"  # the kernel's CPU limit stopped the candidate
+        checker_failed, _ = read_status(checker_status_r)
+        result["setup_failed"], result["memory_error"] = read_status(status_r)
+        result["setup_failed"] = checker_failed or result["setup_failed"]
         return result
 
-    def supervise(
-        self, pid: int, start: float, limits: dict, fds: dict[str, int], cpu_pid: int, cpu_base=0.0
-    ):
+    def supervise(self, pid: int, start: float, limits: dict, fds: dict[str, int], cpu_used):
         """Collect ``pid``'s output until it exits or a limit is hit. The wall-clock limit
-        runs from ``start``; ``cpu_pid``'s CPU clock (less ``cpu_base``, its set-up) is read
-        every 20 ms while it runs, and reaching the CPU limit stops it. Returns (outcome,
+        runs from ``start``; ``cpu_used()`` (the program's CPU seconds so far: its test cgroup's,
+        or its own process clock without one) is read every 20 ms while it runs, and reaching
+        the CPU limit stops it. Returns (outcome,
         status, wall_s, streams, rusage, limit_hit)."""
         caps = {
             "stdout": limits["max_output_bytes"],
@@ -832,7 +968,7 @@ class Server:
             wait_s = deadline - now
             if cpu_check is not None and not exited:
                 if now >= cpu_check:
-                    used = _process_cpu_s(cpu_pid) - cpu_base
+                    used = cpu_used()
                     if used >= cpu_limit:
                         outcome, limit_hit = "timeout", "cpu"
                         break
@@ -901,19 +1037,19 @@ class Server:
 
     def clear_shared_memory(self) -> None:
         if os.path.isdir("/dev/shm") and self.config["fs_isolation"]:
-            for name in os.listdir("/dev/shm"):
-                path = "/dev/shm/" + name
-                _remove_tree(path)
+            _remove_tree("/dev/shm", keep_root=True)
 
     # -- the child ---------------------------------------------------------------------------
     def child(self, code, test, limits, stdin_fd, out_w, err_w, res_w, peer) -> None:
         """Set up and run one process of an assert test; never returns. ``peer`` is the
-        (read, write) pair of the call channel, placed on fds 4 and 5."""
+        (read, write) pair of the call channel and the status channel, placed on fds 4-6."""
+        global _STATUS_FD
+        _STATUS_FD = 6
         try:
+            self.forget_in_child()
             self.setup_process(limits, stdin_fd, out_w, err_w, res_w, peer)
         except BaseException as exc:
-            os.write(2, f"sandbox setup failed: {type(exc).__name__}: {exc}".encode())
-            os._exit(121)
+            _setup_failed(f"{type(exc).__name__}: {exc}")
         if code is None:
             _run_checker(test)
         _run_program(code, test)
@@ -947,8 +1083,50 @@ class Server:
         if not self.is_init:  # (as pid 1, our death kills the whole namespace anyway)
             _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # after setuid: it clears it
 
+    # -- accounting: the test cgroup ---------------------------------------------------------
+    @property
+    def cgroup(self) -> _TestCgroup | None:
+        return self.config.get("cgroup")
+
+    @property
+    def counts_cpu(self) -> bool:
+        return self.cgroup is not None and self.cgroup.counts_cpu
+
+    def memory_bytes(self, limits: dict) -> int:
+        """The memory bound of one process (RLIMIT_AS) and of a whole test (its cgroup)."""
+        return self.base_vm_bytes + limits["memory_mb"] * 1024 * 1024
+
+    def charge_to_test(self, pid: int, limits: dict) -> None:
+        """A freshly forked spare goes into the test cgroup, under this test's memory limit."""
+        if self.cgroup is not None:
+            self.cgroup.limit_memory(self.memory_bytes(limits))
+            self.cgroup.join(pid)
+
+    def enter_test_cgroup(self, limits: dict) -> None:
+        if self.cgroup is not None:
+            self.cgroup.limit_memory(self.memory_bytes(limits))
+            self.cgroup.enter()
+
+    def leave_test_cgroup(self, pid: int):
+        """Back to the server cgroup; returns the clock of the test begun in there."""
+        if self.cgroup is not None:
+            self.cgroup.leave()
+        return self.program_clock(pid, 0.0)
+
+    def program_clock(self, pid: int, setup_s: float):
+        """A function giving the CPU seconds the test's programs used from now on: the test
+        cgroup's whole process tree, or (without one) ``pid``'s own clock less its set-up."""
+        if self.counts_cpu:
+            cgroup = self.cgroup
+            base = cgroup.cpu_s()
+            return lambda: cgroup.cpu_s() - base
+        return lambda: _process_cpu_s(pid) - setup_s
+
+    def memory_exceeded(self) -> bool:
+        return self.cgroup is not None and self.cgroup.memory_exceeded()
+
     def apply_limits(self, limits: dict) -> None:
-        memory = self.base_vm_bytes + limits["memory_mb"] * 1024 * 1024
+        memory = self.memory_bytes(limits)
         # The kernel's CPU limit: SIGXCPU at the limit in whole seconds, SIGKILL a second later
         # (for a program that ignores SIGXCPU). The supervisor stops it sooner, to 20 ms.
         cpu = math.ceil(limits["cpu_time_s"])
@@ -959,6 +1137,9 @@ class Server:
             (resource.RLIMIT_NOFILE, limits["max_open_files"]),
             (resource.RLIMIT_CORE, 0),
             (resource.RLIMIT_STACK, limits["stack_mb"] * 1024 * 1024),
+            # no real-time scheduling and no raised priority: the worker's core is timed
+            (resource.RLIMIT_RTPRIO, 0),
+            (resource.RLIMIT_NICE, 0),
         ):
             resource.setrlimit(res, (value, value))
         if self.can_setuid:  # counts per uid: meaningful only with a uid of our own
@@ -967,13 +1148,30 @@ class Server:
             )
 
 
+class _ZygoteBroken(Exception):
+    """The zygote's own state is not trustworthy any more (e.g. scratch it could not clean)."""
+
+
+class _CleanupFailed(OSError):
+    """Scratch or /dev/shm could not be emptied (too deep, too many entries, unremovable)."""
+
+
+def _compile_error_line(exc: BaseException) -> str:
+    try:
+        return _format_exc_line(exc)
+    except BaseException:  # out of memory while formatting: the type still names it
+        return type(exc).__name__
+
+
 class _Spare:
     """A child forked ahead of its test, and the zygote's ends of its pipes."""
 
-    __slots__ = ("err_r", "limits", "out_r", "pid", "ready_r", "res_r", "stdin_fd", "task_w")
+    __slots__ = ("err_r", "limits", "out_r", "pid", "ready", "ready_r", "res_r", "stdin_fd")
+    __slots__ += ("task_w",)
 
     def __init__(self, pid, limits, task_w, ready_r, stdin_fd, out_r, err_r, res_r) -> None:
         self.pid, self.limits, self.task_w, self.ready_r = pid, limits, task_w, ready_r
+        self.ready = b""  # the first byte of its status channel, once read
         self.stdin_fd, self.out_r, self.err_r, self.res_r = stdin_fd, out_r, err_r, res_r
 
     def close(self) -> None:
@@ -982,10 +1180,14 @@ class _Spare:
                 os.close(fd)
 
 
-def _raw_result(outcome, status, cpu_s, wall_s, rusage, streams, limit_hit=None) -> dict:
+def _raw_result(
+    outcome, status, cpu_s, wall_s, rusage, streams, limit_hit=None, memory_exceeded=False
+) -> dict:
     result = {
         "outcome": outcome,
         "limit_hit": limit_hit,
+        # the kernel's memory accounting (the test's memory cgroup killed a process for it)
+        "memory_exceeded": memory_exceeded,
         "exit_code": None,
         "signal": None,
         "cpu_s": cpu_s,
@@ -1011,6 +1213,95 @@ def _process_cpu_s(pid: int) -> float:
         return time.clock_gettime(((~pid) << 3) | 2)  # MAKE_PROCESS_CPUCLOCK(pid, SCHED)
     except OSError:
         return 0.0
+
+
+class _TestCgroup:
+    """The worker's accounting cgroups, held open from before pivot_root. The zygote lives in
+    ``server``; a test's processes in ``test`` (a spare is moved there right after its fork,
+    an assert test's candidate is forked there), one test at a time. ``test`` counts the CPU
+    time of its whole process tree (v1 ``cpuacct.usage``, v2 ``cpu.stat``) — whatever
+    reaps or re-parents them — and bounds its memory, memfd and tmpfs pages included."""
+
+    def __init__(self, spec: dict) -> None:
+        self.server = [os.open(p, os.O_WRONLY) for p in spec["server_procs"]]
+        self.test = [os.open(p, os.O_WRONLY) for p in spec["test_procs"]]
+        cpu, memory = spec.get("cpu"), spec.get("memory")
+        self.cpu_fd = os.open(cpu["usage"], os.O_RDONLY) if cpu else -1
+        self.cpu_v2 = bool(cpu) and cpu["version"] == 2
+        self.limit_fd = self.memsw_fd = self.events_fd = -1
+        self.memory_v2 = bool(memory) and memory["version"] == 2
+        if memory:
+            self.limit_fd = os.open(memory["limit"], os.O_WRONLY)
+            self.events_fd = os.open(memory["events"], os.O_RDONLY)
+            if memory.get("memsw"):
+                self.memsw_fd = os.open(memory["memsw"], os.O_WRONLY)
+            if memory.get("swap") and os.path.exists(memory["swap"]):
+                with open(memory["swap"], "w") as f:
+                    f.write("0")  # (v2) no swapping instead of failing
+        self.memory_bytes = 1 << 62  # a fresh cgroup is unlimited
+        self.oom_kills = self.read_oom_kills()
+        self.leave()
+
+    @classmethod
+    def open(cls, spec: dict | None) -> _TestCgroup | None:
+        return cls(spec) if spec else None
+
+    @property
+    def counts_cpu(self) -> bool:
+        return self.cpu_fd >= 0
+
+    def join(self, pid: int) -> None:
+        """Move ``pid`` (a spare that has not got its task yet) into the test cgroup."""
+        for fd in self.test:
+            os.write(fd, b"%d" % pid)
+
+    def enter(self) -> None:
+        """Move the zygote itself into the test cgroup (what it forks now starts there)."""
+        for fd in self.test:
+            os.write(fd, b"0")
+
+    def leave(self) -> None:
+        for fd in self.server:
+            os.write(fd, b"0")
+
+    def cpu_s(self) -> float:
+        """CPU time (user + system) the test cgroup's processes used so far, alive or dead."""
+        data = os.pread(self.cpu_fd, 4096, 0)
+        if not self.cpu_v2:
+            return int(data) / 1e9
+        for line in data.split(b"\n"):
+            if line.startswith(b"usage_usec "):
+                return int(line.split()[1]) / 1e6
+        return 0.0
+
+    def limit_memory(self, limit_bytes: int) -> None:
+        """The memory limit of the test cgroup (written only when it changes)."""
+        if self.limit_fd < 0 or limit_bytes == self.memory_bytes:
+            return
+        value = b"%d" % limit_bytes
+        if self.memsw_fd >= 0 and limit_bytes > self.memory_bytes:
+            os.write(self.memsw_fd, value)  # v1: memory+swap must stay >= memory
+        os.write(self.limit_fd, value)
+        if self.memsw_fd >= 0 and limit_bytes < self.memory_bytes:
+            os.write(self.memsw_fd, value)
+        self.memory_bytes = limit_bytes
+
+    def read_oom_kills(self) -> int:
+        if self.events_fd < 0:
+            return 0
+        for line in os.pread(self.events_fd, 4096, 0).split(b"\n"):
+            if line.startswith(b"oom_kill "):
+                return int(line.split()[1])
+        return 0
+
+    def memory_exceeded(self) -> bool:
+        """Whether the kernel killed a process of the test cgroup for memory since the last
+        call (v1 ``memory.oom_control``, v2 ``memory.events``: ``oom_kill``)."""
+        if self.events_fd < 0:
+            return False
+        kills = self.read_oom_kills()
+        exceeded, self.oom_kills = kills > self.oom_kills, kills
+        return exceeded
 
 
 def _build_stdio() -> tuple:
@@ -1103,9 +1394,41 @@ def _run_prelude(source: str, namespace: dict) -> dict:
     try:
         exec(compile(source, "<prelude>", "exec"), namespace)
     except BaseException as exc:
-        os.write(2, f"sandbox setup failed: the prelude raised {_format_exc_line(exc)}".encode())
-        os._exit(121)
+        _setup_failed(f"the prelude raised {_format_exc_line(exc)}")
     return _prelude_classes(namespace)
+
+
+_STATUS_FD = -1
+"""In a child: the write end of its status channel to the zygote. Before any of the program's
+code runs, only trusted code writes there: ``F`` + a message (set-up failed), then ``S`` (the
+program starts). After ``S`` the program could write too, so nothing after it is trusted
+except as the program's own claim (``M``: a MemoryError reached the top level, which the
+program could equally cause by raising one)."""
+
+
+def _setup_failed(message: str) -> None:
+    """The sandbox (not the program) failed before the program started: say so on the status
+    channel, which the program has never been able to write to, and exit."""
+    with contextlib.suppress(BaseException):
+        os.write(_STATUS_FD, b"F" + message.encode("utf-8", "replace")[:2000])
+    os._exit(121)
+
+
+def read_status(fd: int, first: bytes = b"") -> tuple[str | None, bool]:
+    """Zygote side: (set-up failure message or None, whether a MemoryError reached the top
+    level) from a finished child's status channel; ``first``: a byte already read from it
+    (a spare's ``r`` is dropped). Closes ``fd``."""
+    try:
+        os.set_blocking(fd, False)
+        data = os.read(fd, 4096)
+    except OSError:
+        data = b""
+    finally:
+        os.close(fd)
+    data = (first if first != b"r" else b"") + data
+    if data.startswith(b"F"):
+        return data[1:].decode("utf-8", "replace") or "unknown error", False
+    return None, data.startswith(b"S") and b"M" in data[1:64]
 
 
 def _run_program(code, test: dict) -> None:
@@ -1116,6 +1439,8 @@ def _run_program(code, test: dict) -> None:
     namespace = _script_namespace(sys.argv[0])
     classes = _run_prelude(test.get("prelude", ""), namespace)
     exit_code, shut_down = 0, False
+    with contextlib.suppress(OSError):
+        os.write(_STATUS_FD, b"S")  # from here on the program runs
     try:
         exec(code, namespace)
         if test["kind"] == "call":
@@ -1126,7 +1451,11 @@ def _run_program(code, test: dict) -> None:
         _interpreter_shutdown()
     except SystemExit as exc:
         exit_code = _exit_code(exc.code)
-    except BaseException:
+    except BaseException as exc:
+        if isinstance(exc, MemoryError):
+            with contextlib.suppress(OSError):
+                os.write(_STATUS_FD, b"M")
+        del exc
         import traceback  # only on the error path: keeps forks small
 
         traceback.print_exc()
@@ -1564,20 +1893,57 @@ def _call_entry_point(namespace: dict, test: dict) -> None:
     _write_all(3, encoded)
 
 
-def _remove_tree(path: str) -> None:
-    """rm -rf without shutil (which would drag compression modules into every fork)."""
+_CLEANUP_MAX_DEPTH = 128
+_CLEANUP_MAX_ENTRIES = 200_000
+"""Bounds on the tree a run may leave behind; past them the worker restarts (a fresh tmpfs)."""
+
+
+def _remove_tree(path: str, *, keep_root: bool = False) -> None:
+    """rm -rf without shutil (which would drag compression modules into every fork), and
+    without recursion: a stack of directory descriptors (names relative to them, so no path
+    grows past PATH_MAX), at most _CLEANUP_MAX_DEPTH deep. Raises _CleanupFailed when the
+    tree is deeper or larger than the bounds or something in it cannot be removed."""
     try:
         mode = os.lstat(path).st_mode
-    except OSError:
+    except FileNotFoundError:
         return
-    if stat.S_ISDIR(mode):
-        for entry in os.scandir(path):
-            _remove_tree(entry.path)
-        with contextlib.suppress(OSError):
-            os.rmdir(path)
-    else:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
+    if not stat.S_ISDIR(mode):
+        os.unlink(path)
+        return
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    stack = [(os.open(path, flags), "")]  # (directory fd, its name in the one below)
+    seen = 0
+    try:
+        while stack:
+            fd = stack[-1][0]
+            subdirectory = None
+            with os.scandir(fd) as entries:
+                for entry in entries:
+                    seen += 1
+                    if seen > _CLEANUP_MAX_ENTRIES:
+                        raise _CleanupFailed(f"more than {_CLEANUP_MAX_ENTRIES} entries")
+                    if entry.is_dir(follow_symlinks=False):
+                        subdirectory = entry.name
+                        break
+                    os.unlink(entry.name, dir_fd=fd)
+            if subdirectory is not None:
+                if len(stack) >= _CLEANUP_MAX_DEPTH:
+                    raise _CleanupFailed(f"directories nested over {_CLEANUP_MAX_DEPTH} deep")
+                stack.append((os.open(subdirectory, flags, dir_fd=fd), subdirectory))
+                continue
+            fd, name = stack.pop()
+            os.close(fd)
+            if stack:
+                os.rmdir(name, dir_fd=stack[-1][0])
+    except _CleanupFailed:
+        raise
+    except OSError as exc:
+        raise _CleanupFailed(f"{path}: {exc}") from None
+    finally:
+        for fd, _ in stack:
+            os.close(fd)
+    if not keep_root:
+        os.rmdir(path)
 
 
 def _close_fds_from(first: int) -> None:
@@ -1629,6 +1995,8 @@ def main() -> None:
         if config.get("cgroup_procs"):
             with open(config["cgroup_procs"], "w") as f:
                 f.write("0")  # this process and everything it forks
+        # (opened before pivot_root: /sys is not in the sandbox's root)
+        config["cgroup"] = _TestCgroup.open(config.get("test_cgroup"))
         if config["fs_isolation"]:
             build_root(config)
             _libc.sethostname(b"sandbox", 7)

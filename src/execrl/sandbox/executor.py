@@ -36,7 +36,8 @@ _wrapped_stdin_program = functools.lru_cache(maxsize=256)(wrap_stdin_program)
 """Parsed once per program, not once per test."""
 
 SETUP_FAILED_EXIT = 121
-"""Exit code of a child whose sandbox set-up failed (the zygote's contract)."""
+"""Exit code of a child whose sandbox set-up failed. Only informative: the verdict comes from
+the zygote's private status channel (``setup_failed``), never from an exit code or stderr."""
 
 
 class ExecutionRequest(BaseModel):
@@ -368,8 +369,12 @@ def _status(
     test: TestCase, raw: RawRun, first: dict, checker: Checker, limits: Limits
 ) -> tuple[Status, str]:
     stderr = raw.stderr.decode("utf-8", errors="replace")
+    if first.get("setup_failed"):  # from the zygote's private channel, never the program's
+        return Status.INCONCLUSIVE, f"sandbox setup failed: {first['setup_failed']}"
     if first["outcome"] == "output_limit":
         return Status.OUTPUT_LIMIT, "output exceeded max_output_bytes"
+    if first.get("memory_exceeded"):  # the kernel's memory accounting (cgroup)
+        return Status.MEMORY_LIMIT, _memory_detail(stderr)
     hit = _limit_hit(first, limits)
     if hit is not None:
         return Status.TIMEOUT, _with_stderr(_limit_detail(hit, limits), stderr)
@@ -378,12 +383,9 @@ def _status(
         if sig == signal.SIGXFSZ:
             return Status.OUTPUT_LIMIT, "a file exceeded max_file_bytes"
         return Status.RUNTIME_ERROR, _with_stderr(f"killed by {signal.Signals(sig).name}", stderr)
-    if first["exit_code"] == SETUP_FAILED_EXIT and "sandbox setup failed" in stderr:
-        return Status.INCONCLUSIVE, _last_line(stderr)
     if first["exit_code"] != 0:
-        if "MemoryError" in stderr:
-            last = _last_line(stderr)
-            return Status.MEMORY_LIMIT, last if "MemoryError" in last else "MemoryError"
+        if first.get("memory_error"):  # a MemoryError reached the top level (not stderr text)
+            return Status.MEMORY_LIMIT, _memory_detail(stderr)
         if "[Errno 27] File too large" in stderr:  # CPython ignores SIGXFSZ: the write fails
             return Status.OUTPUT_LIMIT, "a file exceeded max_file_bytes"
         return Status.RUNTIME_ERROR, _last_line(stderr) or f"exit code {first['exit_code']}"
@@ -394,7 +396,12 @@ def _status(
         return Status.WRONG_ANSWER, _first_difference(actual, test.output, raw.stdout)
     if isinstance(test, CallTest):
         return _judge_call(test, raw.result)
-    return _judge_assert(test, raw.result, stderr)
+    return _judge_assert(test, raw.result, stderr, first)
+
+
+def _memory_detail(stderr: str) -> str:
+    last = _last_line(stderr)
+    return last if "MemoryError" in last else "MemoryError"
 
 
 def _judge_call(test: CallTest, channel: bytes) -> tuple[Status, str]:
@@ -421,7 +428,7 @@ def _show(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _judge_assert(test: AssertTest, channel: bytes, stderr: str) -> tuple[Status, str]:
+def _judge_assert(test: AssertTest, channel: bytes, stderr: str, run: dict) -> tuple[Status, str]:
     try:
         report = json.loads(channel)
     except ValueError:
@@ -433,10 +440,8 @@ def _judge_assert(test: AssertTest, channel: bytes, stderr: str) -> tuple[Status
         return Status.INCONCLUSIVE, detail
     if report.get("candidate_failed"):
         if report.get("stopped"):  # the program died: its own last words are the verdict
-            if "sandbox setup failed" in stderr:
-                return Status.INCONCLUSIVE, _last_line(stderr)
-            if "MemoryError" in _last_line(stderr):
-                return Status.MEMORY_LIMIT, _last_line(stderr)
+            if run.get("memory_error"):
+                return Status.MEMORY_LIMIT, _memory_detail(stderr)
             last = _last_line(stderr)
             return Status.RUNTIME_ERROR, f"{detail}: {last}" if last else detail
         return Status.RUNTIME_ERROR, detail or "the program failed"

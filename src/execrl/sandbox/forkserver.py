@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import select
@@ -10,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +28,9 @@ from execrl.sandbox.limits import Limits
 
 START_TIMEOUT_S = 60.0
 REPLY_MARGIN_S = 15.0
+UID_LOCK_DIR = "/tmp/execrl-uids"
+UID_SLOTS = 64000
+"""Sandbox uids are ``uid_base`` … ``uid_base + UID_SLOTS - 1``."""
 """How long past the program's own limits the host waits before declaring the sandbox dead."""
 
 
@@ -77,13 +82,16 @@ class ForkServer:
                 + "). Run `execrl doctor` for details, or pass SandboxConfig(strict=False) to run "
                 "with the protections that are available"
             )
-        # A uid per (host process, worker): RLIMIT_NPROC counts per uid, so two executors on
+        # A uid of its own per fork server: RLIMIT_NPROC counts per uid, so two executors on
         # one machine (or two test processes) must not share one.
-        self.uid = self.config.uid_base + (os.getpid() % 1000) * 64 + worker % 64
+        self._uid_lock: int | None = None
+        self.uid = self._allocate_uid()
         self.protections = self.probe.available(self.config)
         self._cgroup: Path | None = None
+        self._cgroup_dirs: list[Path] = []
         self._proc: subprocess.Popen | None = None
         self._scratch_parent: str | None = None
+        self._request_id = 0  # every request carries the next id; its reply must echo it
         self.start()
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -101,6 +109,7 @@ class ForkServer:
             "fs_isolation": self.probe.namespaces,
             "scratch": None if self.probe.namespaces else self._host_scratch(),
             "scratch_mb": self.config.scratch_mb,
+            "scratch_files": self.config.scratch_files,
             "shm_mb": self.config.shm_mb,
             "readonly_paths": [
                 *python_paths(),
@@ -110,6 +119,7 @@ class ForkServer:
             "site_paths": list(self.config.extra_site_paths),
             "preimport": list(self.config.preimport),
             "cgroup_procs": str(self._cgroup / "cgroup.procs") if self._cgroup else None,
+            "test_cgroup": self._make_test_cgroups(),
         }
         argv = [
             *unshare_command(self.probe, self.config),
@@ -171,9 +181,14 @@ class ForkServer:
         if self._cgroup is not None:
             with contextlib.suppress(OSError):
                 self._cgroup.rmdir()
+        self._remove_test_cgroups()
+        if self._uid_lock is not None:
+            os.close(self._uid_lock)  # releases the uid
+            self._uid_lock = None
 
     def restart(self) -> None:
         self.close()
+        self.uid = self._allocate_uid()
         self.start()
 
     def __enter__(self) -> ForkServer:
@@ -195,10 +210,19 @@ class ForkServer:
         """Run ``code`` on one test. ``secret`` (an assert test's code) reaches only the trusted
         checker process. Raises SandboxCrashed (and restarts) if the server dies."""
         if self._proc is None:
+            self.uid = self._allocate_uid()
             self.start()
         # The zygote gets the wall-clock limit written out (the default rule lives in Limits).
         wire_limits = limits.resolved().model_dump()
-        header = {"op": "run", "test": test, "limits": wire_limits, "repeats": repeats}
+        self._request_id += 1
+        request_id = self._request_id
+        header = {
+            "op": "run",
+            "id": request_id,
+            "test": test,
+            "limits": wire_limits,
+            "repeats": repeats,
+        }
         payloads = [code.encode("utf-8", "surrogateescape"), stdin]
         if secret is not None:
             header["secret_last"] = True
@@ -206,12 +230,12 @@ class ForkServer:
         wait_s = repeats * (limits.wall_limit_s + REPLY_MARGIN_S)
         try:
             _zygote.write_message(self._request_w, header, *payloads)
-            reply, payloads = self._read_reply(wait_s)
+            reply, payloads = self._read_reply(wait_s, request_id)
+            if not reply.get("ok"):  # its own bookkeeping failed: it stops; never reuse it
+                raise SandboxCrashed(str(reply.get("error", "unknown sandbox error")))
         except (OSError, SandboxCrashed) as exc:
             self.restart()
             raise SandboxCrashed(f"the fork server failed: {exc}") from exc
-        if not reply.get("ok"):
-            raise SandboxCrashed(reply.get("error", "unknown sandbox error"))
         if "compile_error" in reply:
             return RawRun(compile_error=reply["compile_error"])
         stdout, stderr, result = payloads[:3]
@@ -221,14 +245,22 @@ class ForkServer:
             streams.append((next(rest), next(rest), next(rest)) if own else streams[0])
         return RawRun(reply["runs"], stdout, stderr, result, reply["outputs_differ"], None, streams)
 
-    def _read_reply(self, timeout_s: float) -> tuple[dict, list[bytes]]:
+    def _read_reply(
+        self, timeout_s: float, request_id: int | None = None
+    ) -> tuple[dict, list[bytes]]:
+        """The one reply to request ``request_id`` (None: the greeting). A reply to any other
+        request means the channel is out of step: SandboxCrashed, and the caller restarts."""
         ready, _, _ = select.select([self._reply_r], [], [], timeout_s)
         if not ready:
             raise SandboxCrashed(f"no answer within {timeout_s:.0f} s")
         try:
-            return _zygote.read_message(self._reply_r)
+            reply, payloads = _zygote.read_message(self._reply_r)
         except (EOFError, OSError, ValueError) as exc:
             raise SandboxCrashed(f"{exc}; {self._stderr_tail()}") from exc
+        if not isinstance(reply, dict) or reply.get("id") != request_id:
+            got = reply.get("id") if isinstance(reply, dict) else None
+            raise SandboxCrashed(f"a reply to request {got!r} while waiting for {request_id!r}")
+        return reply, payloads
 
     def _stderr_tail(self) -> str:
         self._stderr.seek(0)
@@ -246,3 +278,95 @@ class ForkServer:
         except OSError:
             return None
         return path
+
+    def _allocate_uid(self) -> int:
+        """A sandbox uid no other fork server on this machine holds: the first free one from
+        ``uid_base`` (starting at a guess from pid and worker), locked with ``flock`` on
+        ``/tmp/execrl-uids/<uid>.lock`` until close(). Without a lock directory: the guess."""
+        if self._uid_lock is not None:
+            return self.uid
+        base, span = self.config.uid_base, UID_SLOTS
+        start = ((os.getpid() % 1000) * 64 + self.worker % 64) % span
+        with contextlib.suppress(OSError):
+            os.makedirs(UID_LOCK_DIR, exist_ok=True)
+            os.chmod(UID_LOCK_DIR, 0o1777)
+        for i in range(span):
+            uid = base + (start + i) % span
+            try:
+                fd = os.open(
+                    f"{UID_LOCK_DIR}/{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600
+                )
+            except OSError:
+                break  # no lock directory: fall back to the guess
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue
+            self._uid_lock = fd
+            return uid
+        return base + start
+
+    def _make_test_cgroups(self) -> dict | None:
+        """Per-worker cgroups for CPU and memory accounting: ``execrl-<pid>-<uid>/server``
+        holds the zygote (and an assert test's checker), ``.../test`` the program's processes
+        of one test at a time. None where neither hierarchy is writable (the record then
+        lacks cpu-cgroup and memory-cgroup)."""
+        self._remove_test_cgroups()
+        spec: dict = {"server_procs": [], "test_procs": [], "cpu": None, "memory": None}
+        done: dict[Path, Path] = {}
+        for kind, root in (("cpu", self.probe.cpu_cgroup), ("memory", self.probe.memory_cgroup)):
+            if root is None:
+                continue
+            try:
+                worker = done.get(root.path) or self._make_worker_cgroup(root, kind)
+            except OSError:
+                continue
+            done[root.path] = worker
+            test = worker / "test"
+            if str(test / "cgroup.procs") not in spec["test_procs"]:
+                spec["server_procs"].append(str(worker / "server" / "cgroup.procs"))
+                spec["test_procs"].append(str(test / "cgroup.procs"))
+            if kind == "cpu":
+                name = "cpuacct.usage" if root.version == 1 else "cpu.stat"
+                spec["cpu"] = {"usage": str(test / name), "version": root.version}
+            else:
+                v1 = root.version == 1
+                memsw = test / "memory.memsw.limit_in_bytes"
+                spec["memory"] = {
+                    "limit": str(test / ("memory.limit_in_bytes" if v1 else "memory.max")),
+                    "memsw": str(memsw) if v1 and memsw.exists() else None,
+                    "swap": None if v1 else str(test / "memory.swap.max"),
+                    "events": str(test / ("memory.oom_control" if v1 else "memory.events")),
+                    "version": root.version,
+                }
+        found = {"cpu-cgroup": spec["cpu"] is not None, "memory-cgroup": spec["memory"] is not None}
+        self.protections = sorted(p for p in self.protections if found.get(p, True))
+        return spec if spec["test_procs"] else None
+
+    def _make_worker_cgroup(self, root, kind: str) -> Path:
+        worker = root.path / f"execrl-{os.getpid()}-{self.uid}"
+        worker.mkdir(exist_ok=True)
+        self._cgroup_dirs.append(worker)
+        if root.version == 2:
+            controllers = (worker / "cgroup.controllers").read_text().split()
+            if kind == "memory" or "memory" in controllers:
+                (worker / "cgroup.subtree_control").write_text("+memory")
+        for name in ("server", "test"):
+            (worker / name).mkdir(exist_ok=True)
+            self._cgroup_dirs.append(worker / name)
+        return worker
+
+    def _remove_test_cgroups(self) -> None:
+        """Remove this server's accounting cgroups (children first). A cgroup is busy for a
+        moment after its last process died, hence the retries."""
+        dirs, self._cgroup_dirs = self._cgroup_dirs, []
+        for path in reversed(dirs):
+            for attempt in range(50):
+                try:
+                    path.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.01 * (attempt + 1))

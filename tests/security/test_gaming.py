@@ -1,0 +1,256 @@
+"""Programs that try to change verdicts rather than escape (issue 16).
+
+Rollouts of one problem run back to back on one worker, so each of these is a reward hack a
+policy could discover: shifting the verdicts of the programs after it, reading the previous
+program's output or source, or making its own failure ``inconclusive``.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from execrl.problems import AssertTest, StdioTest
+from execrl.sandbox import LocalExecutor, _zygote
+from execrl.sandbox.executor import ExecutionRequest
+from execrl.sandbox.forkserver import ForkServer, SandboxCrashed
+from execrl.sandbox.limits import Limits
+from execrl.sandbox.records import Status
+
+ECHO = StdioTest(id="echo", input="3\n", output="3\n")
+CORRECT = "print(input())"
+STDIO = {"id": "t", "kind": "stdio"}
+
+DEEP_SCRATCH = """\
+import os
+for _ in range(2500):
+    os.mkdir("a")
+    os.chdir("a")
+print(input())
+"""
+
+DEEP_SHM = """\
+import os
+os.chdir("/dev/shm")
+for _ in range(2500):
+    os.mkdir("d")
+    os.chdir("d")
+print(input())
+"""
+
+# A program that looks for text everywhere Python lets it look: every object the garbage
+# collector tracks and what they refer to (code objects' constants and names included), and the
+# locals of every frame on its stack. Markers are built at run time, so the spy's own code does
+# not contain them, and the marker object itself is skipped.
+SCAN = """\
+import gc, sys
+
+def found(marker):
+    hits = set()
+
+    def look(value):
+        if value is marker:
+            return
+        if isinstance(value, (bytes, bytearray)) and marker.encode() in value:
+            hits.add(bytes(value).decode(errors="replace"))
+        elif isinstance(value, str) and marker in value:
+            hits.add(value)
+        elif isinstance(value, type(look.__code__)):
+            for item in (*value.co_consts, *value.co_names):
+                look(item)
+
+    for obj in gc.get_objects():
+        look(obj)
+        for ref in gc.get_referents(obj):
+            look(ref)
+    frame = sys._getframe().f_back
+    while frame is not None:
+        for value in list(frame.f_locals.values()):
+            look(value)
+            if isinstance(value, (list, tuple, dict)):
+                for item in list(value.values() if isinstance(value, dict) else value):
+                    look(item)
+        frame = frame.f_back
+    return hits
+"""
+
+
+@pytest.fixture(scope="module")
+def one_worker():
+    """Every program of a test module on the same worker, back to back."""
+    with LocalExecutor(workers=1) as pool:
+        yield pool
+
+
+@pytest.fixture
+def server():
+    with ForkServer() as fork_server:
+        yield fork_server
+
+
+def status(executor, program: str, test=ECHO, **kwargs):
+    return executor.run(program, [test], **kwargs).results[0]
+
+
+def run_assert(executor, program: str, code: str, **kwargs):
+    test = AssertTest(id="t", code=code, entry_point="f")
+    request = ExecutionRequest(program=textwrap.dedent(program), tests=[test], **kwargs)
+    return executor.execute(request).results[0]
+
+
+# -- 1. one reply per request, and a worker in doubt is restarted ------------------------------
+@pytest.mark.parametrize("poison", [DEEP_SCRATCH, DEEP_SHM], ids=["scratch", "shm"])
+def test_a_poisoned_worker_never_shifts_or_leaks_a_verdict(one_worker, poison):
+    sequence = [
+        (poison, Status.SUCCESS),  # its own verdict is its own
+        ("print(", Status.COMPILE_ERROR),
+        (CORRECT, Status.SUCCESS),
+        ("print(4)", Status.WRONG_ANSWER),
+        (poison, Status.SUCCESS),
+        (CORRECT, Status.SUCCESS),
+        ("print(", Status.COMPILE_ERROR),
+        (CORRECT, Status.SUCCESS),
+    ]
+    got = [status(one_worker, program).status for program, _ in sequence]
+    assert got == [want for _, want in sequence]
+
+
+def test_the_scratch_left_by_a_poisoner_is_gone_for_the_next_program(one_worker):
+    assert status(one_worker, DEEP_SCRATCH).status is Status.SUCCESS
+    looks = "import os\nprint(len(os.listdir('.')) + len(os.listdir('/dev/shm')))"
+    assert status(one_worker, looks, StdioTest(id="t", input="", output="0\n")).passed
+
+
+def test_a_reply_to_another_request_is_refused_and_the_server_restarted(server):
+    # An extra request the host did not make: its reply arrives first and must not be taken
+    # for the answer to the next run.
+    _zygote.write_message(server._request_w, {"op": "ping", "id": 10**6})
+    with pytest.raises(SandboxCrashed, match="waiting for"):
+        server.run(CORRECT, STDIO, b"3\n", Limits())
+    raw = server.run(CORRECT, STDIO, b"3\n", Limits())
+    assert raw.stdout == b"3\n"
+
+
+def test_cleanup_is_iterative_and_bounded(tmp_path):
+    deep = tmp_path / "deep"
+    path = deep
+    for _ in range(_zygote._CLEANUP_MAX_DEPTH - 2):
+        path = path / "a"
+    path.mkdir(parents=True)
+    (path / "f").write_text("x")
+    _zygote._remove_tree(str(deep))
+    assert not deep.exists()
+    too_deep = tmp_path / "too-deep"
+    path = too_deep
+    for _ in range(_zygote._CLEANUP_MAX_DEPTH + 5):
+        path = path / "a"
+    path.mkdir(parents=True)
+    with pytest.raises(_zygote._CleanupFailed, match="nested"):
+        _zygote._remove_tree(str(too_deep))
+
+
+def test_cleanup_refuses_too_many_entries(tmp_path, monkeypatch):
+    monkeypatch.setattr(_zygote, "_CLEANUP_MAX_ENTRIES", 50)
+    for i in range(60):
+        (tmp_path / str(i)).touch()
+    with pytest.raises(_zygote._CleanupFailed, match="entries"):
+        _zygote._remove_tree(str(tmp_path), keep_root=True)
+
+
+# -- 2. nothing of one program is visible to the next ------------------------------------------
+def test_the_previous_programs_stdout_is_not_in_the_next_ones_memory(server):
+    first = "print('LEAKED-' + 'STDOUT-4711')"
+    assert server.run(first, STDIO, b"", Limits()).stdout == b"LEAKED-STDOUT-4711\n"
+    spy = SCAN + "print('leak' if found(''.join(['LEAKED-', 'STDOUT'])) else 'clean')"
+    assert server.run(spy, STDIO, b"", Limits()).stdout == b"clean\n"
+
+
+def test_another_programs_source_is_not_in_the_next_ones_memory(server):
+    first = "secret_answer = 'SOURCE-OF-' + 'A'\nprint(secret_answer)"
+    assert server.run(first, STDIO, b"", Limits()).stdout == b"SOURCE-OF-A\n"
+    spy = SCAN + "print('leak' if found('_'.join(['secret', 'answer'])) else 'clean')"
+    assert server.run(spy, STDIO, b"", Limits()).stdout == b"clean\n"
+
+
+def test_the_scan_finds_what_is_there(server):
+    """The spy above is able to see: it finds a marker its own frame holds."""
+    spy = (
+        SCAN
+        + "here = ['MARK' + str(1)]\nprint('leak' if found(''.join(['MARK', '1'])) else 'clean')"
+    )
+    assert server.run(spy, STDIO, b"", Limits()).stdout == b"leak\n"
+
+
+def test_a_repeat_cannot_read_the_previous_repeats_output(server):
+    # Each repeat prints a token of its own; a repeat that finds an earlier one says so.
+    spy = SCAN + textwrap.dedent(
+        """\
+        import os
+        prefix = "".join(["REPEAT", "-TOKEN-"])
+        mine = prefix + str(os.getpid())
+        hits = found(prefix)
+        print("leak" if any(mine not in hit for hit in hits) else "clean")
+        print(mine)
+        """
+    )
+    raw = server.run(spy, STDIO, b"", Limits(), repeats=3)
+    assert [out.splitlines()[0] for out, _, _ in raw.streams] == [b"clean"] * 3
+
+
+# -- 3. verdicts the program cannot forge ------------------------------------------------------
+FORGED_SETUP_FAILURE = (
+    "import os, sys\nsys.stderr.write('sandbox setup failed: x\\n')\nos._exit(121)"
+)
+
+
+def test_a_program_cannot_make_its_failure_inconclusive(one_worker):
+    result = status(one_worker, FORGED_SETUP_FAILURE)
+    assert result.status is Status.RUNTIME_ERROR, result
+
+
+def test_writing_on_the_status_channel_does_not_forge_a_setup_failure(one_worker):
+    program = "import os\nos.write(5, b'Fforged')\nos._exit(121)"
+    assert status(one_worker, program).status is Status.RUNTIME_ERROR
+
+
+def test_an_assert_program_cannot_make_its_failure_inconclusive(one_worker):
+    program = """\
+    import os, sys
+    os.write(6, b"Fforged")
+    def f(x):
+        sys.stderr.write("sandbox setup failed: x\\n")
+        os._exit(121)
+    """
+    result = run_assert(one_worker, program, "assert f(1) == 2")
+    assert result.status is Status.RUNTIME_ERROR, result
+
+
+def test_a_real_setup_failure_is_still_inconclusive(one_worker):
+    result = run_assert(one_worker, "def f(x): return x + 1", "assert f(1) == 2", prelude="1/0")
+    assert result.status is Status.INCONCLUSIVE
+    assert "the prelude raised ZeroDivisionError" in result.detail
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["(" * 10**6, "-" * 10**6 + "1", "x = " + "not " * 10**6 + "1", "1+" * 10**6 + "1"],
+    ids=["parentheses", "unary", "not", "binary"],
+)
+def test_any_compile_failure_is_a_compile_error(one_worker, source):
+    assert status(one_worker, source).status is Status.COMPILE_ERROR
+
+
+def test_memoryerror_on_stderr_is_not_a_memory_limit(one_worker):
+    program = "import sys\nprint('MemoryError', file=sys.stderr)\nraise SystemExit(1)"
+    assert status(one_worker, program).status is Status.RUNTIME_ERROR
+    program = (
+        "def f(x):\n    import sys, os\n    print('MemoryError', file=sys.stderr)\n    os._exit(1)"
+    )
+    assert run_assert(one_worker, program, "assert f(1) == 2").status is Status.RUNTIME_ERROR
+
+
+def test_a_real_memory_error_is_a_memory_limit(one_worker):
+    limits = Limits(cpu_time_s=5, memory_mb=100)
+    result = status(one_worker, "x = bytearray(600 * 1024**2)", limits=limits)
+    assert result.status is Status.MEMORY_LIMIT
