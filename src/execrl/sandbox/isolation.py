@@ -6,6 +6,7 @@ work here, every ExecutionRecord lists the ones its run had, and `execrl doctor`
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import platform
@@ -52,6 +53,10 @@ PROTECTIONS = {
     "and non-unix sockets refused",
     "rlimits": "memory, processes, file size, open files, stack and CPU limits",
     "pids-cgroup": "a pids cgroup bounds processes and threads of the whole sandbox",
+    "cpu-cgroup": "CPU time is counted (and limited) over every process of a test, in a cgroup "
+    "of its own (without it: the zygote's RUSAGE_CHILDREN, which misses re-parented children)",
+    "memory-cgroup": "a memory cgroup per test bounds all memory of its processes (memfd and "
+    "tmpfs included), not only each process's address space",
 }
 
 
@@ -69,10 +74,15 @@ class SandboxConfig(BaseModel):
     drop_privileges: bool = True
     """When started as root, run programs as a uid of their own instead of root."""
     uid_base: int = Field(default=61000, ge=1000)
-    """Sandbox uids are ``uid_base + (host pid % 1000) * 64 + worker``: one per worker."""
+    """Sandbox uids are allocated from ``uid_base`` upwards, one per fork server, each held
+    (an ``flock`` on ``/tmp/execrl-uids/<uid>.lock``) while its server lives: no two
+    executors on one machine share a uid, so none shares another's process limit."""
     scratch_mb: int = Field(default=64, gt=0)
     """Size of the private /tmp (the only writable place). Full → ENOSPC."""
     shm_mb: int = Field(default=16, gt=0)
+    scratch_files: int = Field(default=4096, ge=64)
+    """Files and directories the private /tmp (and /dev/shm) may hold (tmpfs ``nr_inodes``).
+    Full → ENOSPC, however small the files."""
     max_pids: int = Field(default=64, ge=4)
     """Processes and threads of one whole sandbox (pids cgroup, where delegated)."""
     readonly_paths: tuple[str, ...] = ()
@@ -103,6 +113,15 @@ class SandboxConfig(BaseModel):
 
 
 @dataclass(frozen=True)
+class CgroupRoot:
+    """A writable cgroup directory under which execrl makes its per-worker cgroups."""
+
+    path: Path
+    version: int
+    """1 (a v1 hierarchy: cpuacct or memory) or 2 (the unified hierarchy)."""
+
+
+@dataclass(frozen=True)
 class IsolationProbe:
     """What works on this machine."""
 
@@ -112,6 +131,10 @@ class IsolationProbe:
     seccomp: bool
     pids_cgroup: Path | None
     notes: list[str] = field(default_factory=list)
+    cpu_cgroup: CgroupRoot | None = None
+    """Where per-test CPU accounting cgroups can be made (v1 cpuacct or v2 cpu.stat)."""
+    memory_cgroup: CgroupRoot | None = None
+    """Where per-test memory cgroups can be made (v1 memory or v2 with the memory controller)."""
 
     def available(self, config: SandboxConfig) -> list[str]:
         """The protections a sandbox built with ``config`` will have here."""
@@ -126,6 +149,10 @@ class IsolationProbe:
             found.append("seccomp")
         if self.pids_cgroup is not None:
             found.append("pids-cgroup")
+        if self.cpu_cgroup is not None:
+            found.append("cpu-cgroup")
+        if self.memory_cgroup is not None:
+            found.append("memory-cgroup")
         return sorted(found)
 
 
@@ -170,7 +197,19 @@ def probe() -> IsolationProbe:
     if not seccomp:
         notes.append(f"seccomp filters are not supported here ({platform.machine()})")
     cgroup = _pids_cgroup_root() if is_root else None
-    return IsolationProbe(is_root, namespaces, user_ns, seccomp, cgroup, notes)
+    cpu = _accounting_root("cpuacct", "cpuacct.usage", "cpu.stat") if is_root else None
+    memory = _accounting_root("memory", "memory.limit_in_bytes", "memory.max") if is_root else None
+    if cpu is None:
+        notes.append(
+            "no writable cpuacct (v1) or cgroup2 directory: CPU time is the zygote's "
+            "RUSAGE_CHILDREN, which misses children re-parented or auto-reaped (no cpu-cgroup)"
+        )
+    if memory is None:
+        notes.append(
+            "no writable memory cgroup: memory is bounded per process by RLIMIT_AS only, "
+            "which memfd and tmpfs bypass (no memory-cgroup)"
+        )
+    return IsolationProbe(is_root, namespaces, user_ns, seccomp, cgroup, notes, cpu, memory)
 
 
 def _succeeds(argv: list[str]) -> bool:
@@ -204,6 +243,65 @@ def _pids_cgroup_root() -> Path | None:
         if ok:
             return root
     return None
+
+
+def _own_cgroup(controller: str) -> tuple[Path, int] | None:
+    """This process's cgroup directory for a v1 ``controller`` (or, with "", the unified one),
+    from /proc/self/cgroup and /proc/self/mountinfo."""
+    own = None
+    for line in _read("/proc/self/cgroup").splitlines():
+        _, names, path = line.split(":", 2)
+        if (controller and controller in names.split(",")) or (not controller and names == ""):
+            own = path
+    if own is None:
+        return None
+    for line in _read("/proc/self/mountinfo").splitlines():
+        left, _, right = line.partition(" - ")
+        fstype, _, options = [*right.split(" "), "", "", ""][:3]
+        mountpoint = left.split(" ")[4]
+        if controller and fstype == "cgroup" and controller in options.split(","):
+            return Path(mountpoint + own.rstrip("/")), 1
+        if not controller and fstype == "cgroup2":
+            return Path(mountpoint + own.rstrip("/")), 2
+    return None
+
+
+def _accounting_root(controller: str, v1_file: str, v2_file: str) -> CgroupRoot | None:
+    """Where per-test cgroups with ``controller`` can be created: this process's own v1
+    cgroup of that controller, else its cgroup2 directory (for memory, only where the
+    controller can be delegated there). Probed by creating (and removing) a directory."""
+    for version, name, wanted in ((1, controller, v1_file), (2, "", v2_file)):
+        found = _own_cgroup(name)
+        if found is None:
+            continue
+        root = found[0]
+        probe_dir = root / f"execrl-probe-{os.getpid()}"
+        try:
+            probe_dir.mkdir()
+        except OSError:
+            continue
+        try:
+            if version == 2 and controller == "memory":
+                ok = _enables_memory(probe_dir)
+            else:
+                ok = (probe_dir / wanted).exists()
+        finally:
+            with contextlib.suppress(OSError):
+                (probe_dir / "test").rmdir()
+            probe_dir.rmdir()
+        if ok:
+            return CgroupRoot(root, version)
+    return None
+
+
+def _enables_memory(directory: Path) -> bool:
+    """Whether a v2 directory can delegate the memory controller to a child."""
+    try:
+        (directory / "cgroup.subtree_control").write_text("+memory")
+        (directory / "test").mkdir()
+        return (directory / "test" / "memory.max").exists()
+    except OSError:
+        return False
 
 
 def zygote_script() -> str:

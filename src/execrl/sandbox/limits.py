@@ -22,7 +22,8 @@ class Limits(BaseModel):
     )
     """CPU-time limit per test run: user + system time of the program, all its threads
     together (spec §1: 10 s; a problem's ``time_limit_s``). Enforced twice: the supervisor
-    reads the program's CPU clock every 20 ms and kills its process tree at the limit, and
+    reads the program's CPU clock every 20 ms (its test cgroup's, counting every process it
+    started, where a cpu cgroup is available) and kills its process tree at the limit, and
     the kernel's RLIMIT_CPU (soft limit = this rounded up to whole seconds: SIGXCPU; hard =
     one second more: SIGKILL) stops a process even if the supervisor is starved. A run whose
     CPU time, measured afterwards over every process it started, is over the limit is also a
@@ -34,8 +35,11 @@ class Limits(BaseModel):
     the load. Exceeded → the whole process tree is killed; verdict ``timeout`` with
     ``limit_hit="wall"`` (a sleeping or blocked program is stopped only by this)."""
     memory_mb: int = Field(default=1024, gt=0)
-    """Address space the program may add on top of the interpreter (RLIMIT_AS, per process).
-    Exceeded → allocation fails (``MemoryError``); verdict ``memory_limit``."""
+    """Address space the program may add on top of the interpreter (RLIMIT_AS, per process),
+    and, where a memory cgroup is available (``memory-cgroup`` in the record), the same bound
+    on all memory of the test's processes together, memfd and tmpfs pages included.
+    Exceeded → allocation fails (``MemoryError``) or the kernel's OOM killer stops the test;
+    verdict ``memory_limit``."""
     max_processes: int = Field(default=16, ge=1)
     """Processes and threads of the sandbox user (RLIMIT_NPROC, plus a pids cgroup where
     delegated). Exceeded → ``fork``/``Thread.start`` fail with EAGAIN."""
