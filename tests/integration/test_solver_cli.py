@@ -4,6 +4,7 @@ the real sandbox. The command group is registered the way main.py registers ever
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 from pathlib import Path
 
@@ -92,10 +93,72 @@ def test_eval_with_k_samples_report_and_plot(problems, tmp_path, capsys):
         "execution_error": 0,
         "timeout": 0,
         "extraction_failed": 1,
+        "solver_unavailable": 0,
         "inconclusive": 0,
     }
     assert plot.stat().st_size > 1000
     assert "pass@1" in capsys.readouterr().out
+
+
+MOSEK_RESPONSE = (
+    "<think>t</think><model>m</model><python>\nimport mosek\nprint('objective:', 1)\n</python>"
+)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mosek") is not None, reason="mosek present")
+def test_eval_reports_a_missing_solver_as_such(tmp_path, capsys):
+    """Regression (issue 17): responses for a solver that is not installed were "0.0% exec
+    rate, N execution_error" with no word of the solver. They are solver_unavailable, left out
+    of the rates, and a warning names the solver and how to install it."""
+    rows = [{"problem_id": "p", "response": MOSEK_RESPONSE, "answer": 1.0}] * 2
+    rows += [{"problem_id": "q", "response": "<python>print('objective: 2')</python>", "answer": 2}]
+    report = tmp_path / "report.json"
+    code = execrl(
+        "solver", "eval", str(write_rows(tmp_path / "r.jsonl", rows)), "--out", str(report)
+    )
+    assert code == EXIT_OK
+    overall = json.loads(report.read_text())["overall"]
+    assert overall["breakdown"]["solver_unavailable"] == 2
+    assert overall["breakdown"]["execution_error"] == 0
+    assert overall["unavailable_solvers"] == {"mosek": 2}
+    assert (overall["pass_at_1"], overall["execution_rate"]) == (1.0, 1.0)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "warning: 2 samples need mosek, which is not available here" in out
+    assert "install it with: install mosek with a MOSEK licence" in out
+
+
+def test_score_with_a_site_path_imports_a_solver_installed_elsewhere(tmp_path, capsys):
+    site = tmp_path / "site"
+    (site / "mosek").mkdir(parents=True)
+    (site / "mosek" / "__init__.py").write_text("def solve():\n    return 1.0\n")
+    response = MOSEK_RESPONSE.replace("1)", "mosek.solve())")
+    rows = write_rows(
+        tmp_path / "r.jsonl", [{"problem_id": "p", "response": response, "answer": 1}]
+    )
+    out = tmp_path / "scores.jsonl"
+    argv = ("solver", "score", str(rows), "--out", str(out), "--site-path", str(site))
+    assert execrl(*argv) == EXIT_OK
+    assert json.loads(out.read_text())["verdict"] == "correct"
+    assert execrl("solver", "score", str(rows), "--site-path", str(tmp_path / "none")) == 2
+    assert "--site-path" in capsys.readouterr().out
+
+
+def test_eval_tolerance_presets_and_answer_conventions(tmp_path):
+    """ORLM's rule (rounded, relative 5%) is a named preset; SIRL's printed line is read with
+    --answers sirl."""
+    response = "<python>print('Best objective 103.4')</python>"
+    rows = write_rows(
+        tmp_path / "r.jsonl", [{"problem_id": "p", "response": response, "answer": 100}]
+    )
+    report = tmp_path / "report.json"
+
+    def pass_at_1(*flags: str) -> float | None:
+        assert execrl("solver", "eval", str(rows), "--out", str(report), *flags) == EXIT_OK
+        return json.loads(report.read_text())["overall"]["pass_at_1"]
+
+    assert pass_at_1("--answers", "sirl", "--tolerance", "orlm-rounded-5pct") == 1.0
+    assert pass_at_1("--answers", "sirl") == 0.0  # strict-relative by default
+    assert pass_at_1("--tolerance", "orlm-rounded-5pct") == 0.0  # execrl lines only: no answer
 
 
 def test_check_passes_on_the_fixtures_and_fails_on_a_broken_reference(problems, tmp_path):

@@ -66,6 +66,7 @@ def test_summary_numbers_by_hand():
         "execution_error": 0,
         "timeout": 0,
         "extraction_failed": 0,
+        "solver_unavailable": 0,
         "inconclusive": 1,
     }
     # problem b has one conclusive sample: only problem a is voted on

@@ -104,9 +104,9 @@ def test_model_block_is_cut_out_of_stdout():
 
 def test_wrapper_compiles_and_keeps_the_program_verbatim():
     program = "print('objective: 1')  # ''' \"\"\" \\n\n"
-    wrapped = wrap_program(program, site_paths=["/opt/site"])
-    compile(wrapped, "<wrapper>", "exec")
-    assert repr(program) in wrapped and "['/opt/site']" in wrapped
+    wrapped = wrap_program(program)
+    compile(wrapped, "<wrapper>", "exec")  # the trusted wrapper, not the program
+    assert repr(program) in wrapped
 
 
 # -- the reward ------------------------------------------------------------------------------
@@ -140,7 +140,6 @@ def test_authors_preset_graded_format_and_accuracy_weight_one():
         (RunStatus.RUNTIME_ERROR, None, Verdict.EXECUTION_ERROR, 0.0),
         (RunStatus.SYNTAX_ERROR, None, Verdict.EXECUTION_ERROR, 0.0),
         (RunStatus.MEMORY_LIMIT, None, Verdict.EXECUTION_ERROR, 0.0),
-        (RunStatus.SOLVER_UNAVAILABLE, None, Verdict.EXECUTION_ERROR, 0.0),
         (RunStatus.TIMEOUT, None, Verdict.TIMEOUT, 0.0),
         (RunStatus.NO_CODE, None, Verdict.EXTRACTION_FAILED, 0.0),
         # ran cleanly but reported nothing: it executed, but returned no value
@@ -184,13 +183,19 @@ def test_stage2_bonus_needs_a_correct_answer_and_advanced_modelling():
     assert solver_reward(GOOD, run(34.0, lp=BINARY_LP), 34.0, authors).reward == 4.0
 
 
-def test_inconclusive_and_skipped_runs_have_no_reward():
+def test_inconclusive_and_unavailable_solver_runs_have_no_reward():
+    """Regression (issue 17): a missing solver scored like broken code (format term only,
+    verdict execution_error). It is its own verdict, with no reward under every preset."""
     paper = SOLVER_PRESETS["paper"]
     assert solver_reward(GOOD, run(None, RunStatus.INCONCLUSIVE), 34.0, paper).reward is None
     missing = run(None, RunStatus.SOLVER_UNAVAILABLE)
-    assert solver_reward(GOOD, missing, 34.0, paper).reward == 0.5
-    skip = solver_reward_config("paper", unavailable_solver="skip")
-    assert solver_reward(GOOD, missing, 34.0, skip).reward is None
+    for config in SOLVER_PRESETS.values():
+        assert config.unavailable_solver == "skip"
+        scored = solver_reward(GOOD, missing, 34.0, config)
+        assert (scored.verdict, scored.reward) == (Verdict.SOLVER_UNAVAILABLE, None)
+    fail = solver_reward_config("paper", unavailable_solver="fail")  # opt-in only
+    scored = solver_reward(GOOD, missing, 34.0, fail)
+    assert (scored.verdict, scored.reward) == (Verdict.SOLVER_UNAVAILABLE, 0.5)
 
 
 def test_reward_ranges_match_the_spec():

@@ -18,9 +18,18 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from execrl.cli._common import EXIT_CHECK_FAILED, EXIT_OK, console, save_json
+from execrl.cli._common import (
+    EXIT_CHECK_FAILED,
+    EXIT_OK,
+    add_sandbox_arguments,
+    console,
+    safe_markup,
+    sandbox_config,
+    save_json,
+)
 from execrl.errors import ExecrlError, LoaderError
 from execrl.problems.optim import BUNDLED, OPTIM_FORMATS, OptimProblem, load_optim_problems
+from execrl.rewards.solver.answers import ANSWER_CONVENTIONS, DEFAULT_CONVENTION
 from execrl.rewards.solver.checks import check_responses
 from execrl.rewards.solver.evaluation import (
     CATEGORIES,
@@ -30,10 +39,15 @@ from execrl.rewards.solver.evaluation import (
     plot_breakdown,
     read_responses,
 )
-from execrl.rewards.solver.execution import DEFAULT_SOLVER_LIMITS, solver_executor
+from execrl.rewards.solver.execution import (
+    DEFAULT_SOLVER_LIMITS,
+    install_hint,
+    solver_executor,
+)
 from execrl.rewards.solver.lpfile import DEFAULT_BIG_M_RATIO, lp_features
 from execrl.rewards.solver.rewards import (
     SOLVER_PRESETS,
+    TOLERANCE_PRESETS,
     Tolerance,
     score_solver_responses,
     solver_reward_config,
@@ -61,8 +75,14 @@ def register(commands: argparse._SubParsersAction) -> None:
     p = _run_arguments(sub.add_parser("eval", help="pass@1, execution rate and error breakdown"))
     p.add_argument("responses", type=Path, help='JSONL rows {"problem_id", "response"}')
     _problem_arguments(p)
-    p.add_argument("--tolerance", choices=("relative", "absolute", "authors"), default="relative")
-    p.add_argument("--tolerance-value", type=float, default=1e-6)
+    p.add_argument(
+        "--tolerance",
+        choices=(*TOLERANCE_PRESETS, "relative", "absolute", "authors", "rounded_relative"),
+        default="strict-relative",
+        help="a named preset (orlm-rounded-5pct reproduces ORLM's numbers, strict-relative "
+        "SIRL's) or a rule with --tolerance-value (default %(default)s)",
+    )
+    p.add_argument("--tolerance-value", type=float, help="the rule's value (with a rule name)")
     p.add_argument("--out", type=Path, help="write the report (JSON) here")
     p.add_argument("--plot", type=Path, help="write a PNG of the breakdown here")
     p.set_defaults(handler=cmd_eval)
@@ -93,7 +113,19 @@ def _run_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "3x (default %(default)s)",
     )
     parser.add_argument("--workers", type=int, help="sandbox workers (default: one per core)")
+    parser.add_argument(
+        "--answers",
+        choices=sorted(ANSWER_CONVENTIONS),
+        default=DEFAULT_CONVENTION,
+        help="how the program's printed answer is read (default %(default)s)",
+    )
+    add_sandbox_arguments(parser)  # --site-path: a solver installed elsewhere
     return parser
+
+
+def _executor(args: argparse.Namespace):
+    """The solver sandboxes, with the --site-path folders importable too."""
+    return solver_executor(workers=args.workers, config=sandbox_config(args))
 
 
 def _problem_arguments(parser: argparse.ArgumentParser) -> None:
@@ -109,7 +141,7 @@ def _limits(args: argparse.Namespace) -> Limits:
         raise ExecrlError(f"--timeout-s must be in (0, 600], got {args.timeout_s}")
     if args.workers is not None and args.workers < 1:
         raise ExecrlError(f"--workers must be at least 1, got {args.workers}")
-    if getattr(args, "tolerance_value", 1.0) <= 0:
+    if (getattr(args, "tolerance_value", None) or 1.0) <= 0:
         raise ExecrlError(f"--tolerance-value must be positive, got {args.tolerance_value}")
     return DEFAULT_SOLVER_LIMITS.model_copy(update={"cpu_time_s": args.timeout_s})
 
@@ -119,8 +151,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     limits = _limits(args)
     rows = read_responses(args.responses)
     answers = _answers(rows, args)
-    config = solver_reward_config(args.reward, stage=args.stage)
-    with solver_executor(workers=args.workers) as executor:
+    config = solver_reward_config(args.reward, stage=args.stage, answers=args.answers)
+    with _executor(args) as executor:
         scores = score_solver_responses(
             [r.response for r in rows],
             answers,
@@ -196,21 +228,43 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 else OptimProblem(id=row.problem_id, question="-", answer=answer, source="given")
             )
         samples.setdefault(row.problem_id, []).append(row.response)
-    tolerance = Tolerance(rule=args.tolerance, value=args.tolerance_value)
-    with solver_executor(workers=args.workers) as executor:
+    tolerance = _tolerance(args)
+    with _executor(args) as executor:
         result = evaluate_solver_samples(
             list(problems.values()),
             [samples[pid] for pid in problems],
             tolerance=tolerance,
             executor=executor,
             limits=limits,
+            answers=args.answers,
         )
     console.print(evaluation_table(result.report))
+    for module, count in result.report.overall.unavailable_solvers.items():
+        hint = install_hint(module)
+        console.print(
+            f"[yellow]warning:[/yellow] {count} samples need {escape(module)}, which is not "
+            f"available here (not installed, or its licence is too small for the model); "
+            f"scored solver_unavailable, left out of the rates"
+            + (f"; install it with: {escape(hint)}" if hint else ""),
+            highlight=False,
+        )
     if args.out:
         save_json(result.report, args.out)
     if args.plot:
         console.print(f"plot in {plot_breakdown(result.report, args.plot)}")
     return EXIT_OK
+
+
+def _tolerance(args: argparse.Namespace) -> Tolerance:
+    if args.tolerance in TOLERANCE_PRESETS:
+        if args.tolerance_value is not None:
+            raise ExecrlError(
+                f"--tolerance {args.tolerance} is a preset; --tolerance-value goes with a rule "
+                "(relative, absolute, authors, rounded_relative)"
+            )
+        return TOLERANCE_PRESETS[args.tolerance]
+    value = 1e-6 if args.tolerance_value is None else args.tolerance_value
+    return Tolerance(rule=args.tolerance, value=value)
 
 
 def evaluation_table(report: EvaluationReport) -> Table:
@@ -252,12 +306,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         if missing:
             raise LoaderError(f"no problem with id {missing[0]!r} in {args.source}")
         problems = [by_id[i] for i in args.ids]
-    with solver_executor(workers=args.workers) as executor:
-        checks = check_responses(problems, executor=executor, limits=limits)
+    with _executor(args) as executor:
+        checks = check_responses(problems, executor=executor, limits=limits, answers=args.answers)
     failed = [c for c in checks if not c.ok]
     for c in failed:
         where = c.label if c.index < 0 else f"incorrect[{c.index}] ({c.label})"
-        console.print(f"[red]✗[/red] {escape(c.problem_id)} {where}: {escape(c.problem)}")
+        console.print(f"[red]✗[/red] {safe_markup(c.problem_id)} {where}: {safe_markup(c.problem)}")
     references = sum(c.label == "reference" for c in checks)
     console.print(
         f"{len(problems)} problems: {references} references and {len(checks) - references} "

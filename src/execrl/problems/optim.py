@@ -15,7 +15,12 @@ Formats (``load_optim_problems(source, format=...)``):
   Ids are ``<format>-<id>`` from an ``id``/``index`` field, else ``<format>-<row number>``
   (from 0). Answers are numbers or numeric strings (``"1,234.5"`` too); ``"infeasible"``,
   ``"No Best Solution"`` (ORLM-style files), ``"no feasible solution"`` and ``"no solution"``
-  mean infeasible, ``"unbounded"`` means unbounded.
+  mean infeasible, ``"unbounded"`` means unbounded. The sentinels −9999 (SIRL) and −99999
+  (ORLM) mean "no valid answer", like ``"No Best Solution"``: read as infeasible, never as a
+  number (a response reports ``status: infeasible``; printing the sentinel is no answer).
+- MAMO ships two sets: ``mamo-easylp`` and ``mamo-complexlp`` name them (ids
+  ``mamo-easylp-<id>``, source ``mamo-easylp``); ``mamo`` picks one from the file name
+  (``easy_lp.json``, ``EasyLP.json``, ``complex_lp.jsonl`` …) and stays ``mamo`` otherwise.
 """
 
 from __future__ import annotations
@@ -38,7 +43,16 @@ Answer = float | Status
 """A ground truth or a reported result: the optimal objective value, or a status."""
 
 STATUSES: tuple[Status, ...] = ("infeasible", "unbounded")
-OPTIM_FORMATS = ("optim", "nl4opt", "mamo", "industryor", "optmath", "generic")
+OPTIM_FORMATS = (
+    "optim",
+    "nl4opt",
+    "mamo",
+    "mamo-easylp",
+    "mamo-complexlp",
+    "industryor",
+    "optmath",
+    "generic",
+)
 PUBLIC_FORMATS = OPTIM_FORMATS[1:]
 ErrorKind = Literal["format", "extraction", "execution", "wrong_answer", "timeout"]
 
@@ -46,6 +60,8 @@ QUESTION_FIELDS = ("question", "en_question", "Question", "problem", "descriptio
 ANSWER_FIELDS = ("answer", "en_answer", "Answer", "optimal_value", "objective_value")
 ID_FIELDS = ("id", "index", "ID", "problem_id")
 INFEASIBLE_WORDS = ("infeasible", "no best solution", "no feasible solution", "no solution")
+SENTINELS = (-9999.0, -99999.0)
+"""Dataset values meaning "no valid answer" (SIRL's −9999, ORLM's −99999)."""
 
 
 class IncorrectResponse(BaseModel):
@@ -111,7 +127,7 @@ def load_optim_problems(
     fmt = format or _guess(path)
     if fmt == "optim":
         return _native(path, path.stem.lower())
-    dataset = path.stem.lower() if fmt == "generic" else fmt
+    dataset = path.stem.lower() if fmt == "generic" else _mamo_set(fmt, path)
     return [_public_row(row, where, i, dataset) for i, (where, row) in enumerate(_rows(path))]
 
 
@@ -150,6 +166,8 @@ def parse_answer(value: Any, *, where: str = "answer") -> Answer:
             ) from None
     if math.isnan(number):
         raise ProblemFormatError(f"{where}: the answer is NaN")
+    if number in SENTINELS:
+        return "infeasible"
     return number
 
 
@@ -188,6 +206,18 @@ def _public_row(row: dict[str, Any], where: str, index: int, dataset: str) -> Op
         answer=parse_answer(raw_answer, where=f"{where}: answer"),
         source=dataset,
     )
+
+
+def _mamo_set(fmt: str, path: Path) -> str:
+    """``mamo`` from a file named for one of MAMO's two sets is that set."""
+    if fmt != "mamo":
+        return fmt
+    name = path.stem.lower().replace("_", "").replace("-", "")
+    if "easy" in name:
+        return "mamo-easylp"
+    if "complex" in name:
+        return "mamo-complexlp"
+    return fmt
 
 
 def _first(row: dict[str, Any], fields: tuple[str, ...]) -> Any:

@@ -6,6 +6,12 @@ a format, an execution and an accuracy term (stage 1), plus a bonus for advanced
 read from the LP file the code writes (stage 2). See docs/solver-rewards.md.
 """
 
+from execrl.rewards.solver.answers import (
+    ANSWER_CONVENTIONS,
+    AnswerConvention,
+    answer_convention,
+    parse_report,
+)
 from execrl.rewards.solver.checks import ResponseCheck, check_responses
 from execrl.rewards.solver.consistency import (
     Vote,
@@ -27,7 +33,7 @@ from execrl.rewards.solver.execution import (
     RunStatus,
     SolveFeatures,
     SolverRun,
-    parse_report,
+    install_hint,
     run_solver_code,
     run_solver_codes,
     solver_executor,
@@ -51,8 +57,10 @@ from execrl.rewards.solver.prompts import SOLVER_SYSTEM_PROMPT, solver_messages
 from execrl.rewards.solver.rewards import (
     ABSOLUTE,
     AUTHORS,
+    ORLM,
     RELATIVE,
     SOLVER_PRESETS,
+    TOLERANCE_PRESETS,
     SolverRewardConfig,
     SolverScore,
     Tolerance,
@@ -61,17 +69,22 @@ from execrl.rewards.solver.rewards import (
     score_solver_responses,
     solver_reward,
     solver_reward_config,
+    tolerance_preset,
     verdict_of,
 )
 
 __all__ = [
     "ABSOLUTE",
+    "ANSWER_CONVENTIONS",
     "AUTHORS",
     "DEFAULT_SOLVER_LIMITS",
     "MODEL_FILE",
+    "ORLM",
     "RELATIVE",
     "SOLVER_PRESETS",
     "SOLVER_SYSTEM_PROMPT",
+    "TOLERANCE_PRESETS",
+    "AnswerConvention",
     "EvaluationReport",
     "EvaluationResult",
     "LpFormatError",
@@ -87,11 +100,13 @@ __all__ = [
     "Tolerance",
     "Verdict",
     "Vote",
+    "answer_convention",
     "binary_format_score",
     "check_responses",
     "consensus_counts",
     "evaluate_solver_samples",
     "graded_format_score",
+    "install_hint",
     "instance_enhanced_scores",
     "instance_enhanced_vote",
     "lp_features",
@@ -111,5 +126,6 @@ __all__ = [
     "solver_reward_config",
     "solver_sandbox_config",
     "summarise_evaluation",
+    "tolerance_preset",
     "verdict_of",
 ]

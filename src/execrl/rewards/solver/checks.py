@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from execrl.problems.optim import OptimProblem
+from execrl.rewards.solver.answers import DEFAULT_CONVENTION, AnswerSpec
 from execrl.rewards.solver.execution import CapturingExecutor, run_solver_codes
 from execrl.rewards.solver.parsing import parse_response
 from execrl.rewards.solver.rewards import (
@@ -69,6 +70,7 @@ def check_responses(
     executor: CapturingExecutor | None = None,
     limits: Limits | None = None,
     progress: bool = True,
+    answers: AnswerSpec = DEFAULT_CONVENTION,
 ) -> list[ResponseCheck]:
     """Run every reference and incorrect response once and score it under every preset."""
     items: list[tuple[OptimProblem, str, int, str]] = []
@@ -84,6 +86,7 @@ def check_responses(
         limits=limits,
         progress=progress,
         description="checking responses",
+        answers=answers,
     )
     checks = []
     for (problem, label, index, _), p, run in zip(items, parsed, runs, strict=True):

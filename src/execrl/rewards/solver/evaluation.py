@@ -7,8 +7,10 @@ judged against the ground truth with the evaluation tolerance (relative error < 
   pass@1 estimate with K samples);
 - **execution rate** — the share of samples whose code runs and reports a value;
 - **breakdown** — samples per category: ``extraction_failed``, ``timeout``,
-  ``execution_error``, ``wrong_answer``, ``correct`` (and ``inconclusive``, the sandbox's
-  failures, which are left out of both rates), overall and per benchmark (problem source);
+  ``execution_error``, ``wrong_answer``, ``correct`` (and ``solver_unavailable``, code needing
+  a solver that is not installed or licensed here, and ``inconclusive``, the sandbox's
+  failures: both are infrastructure failures, left out of both rates), overall and per
+  benchmark (problem source); ``unavailable_solvers`` counts the missing solvers by module;
 - with K ≥ 2, the accuracy of value-only majority voting and of instance-enhanced
   self-consistency.
 """
@@ -16,6 +18,7 @@ judged against the ground truth with the evaluation tolerance (relative error < 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +28,7 @@ from pydantic import BaseModel
 from execrl.errors import ExecrlError, LoaderError
 from execrl.problems.optim import Answer, OptimProblem, parse_answer
 from execrl.report import pyplot
+from execrl.rewards.solver.answers import DEFAULT_CONVENTION, AnswerSpec
 from execrl.rewards.solver.consistency import instance_enhanced_vote, majority_vote
 from execrl.rewards.solver.execution import CapturingExecutor, run_solver_codes
 from execrl.rewards.solver.parsing import parse_response
@@ -39,6 +43,19 @@ from execrl.rewards.solver.rewards import (
 from execrl.sandbox.limits import Limits
 
 CATEGORIES = tuple(v.value for v in Verdict)
+_NOT_CONCLUSIVE = (Verdict.INCONCLUSIVE, Verdict.SOLVER_UNAVAILABLE)
+_MODULE_IN_DETAIL = re.compile(r"solver not available[^:]*: (?:[\w ]+\()?(\w+)")
+_LICENSED_IN_DETAIL = re.compile(r"\b(gurobi|copt|cplex|mosek|xpress)", re.IGNORECASE)
+
+
+def unavailable_module(detail: str) -> str:
+    """The solver module a ``solver_unavailable`` run's detail names (``unknown`` if none)."""
+    if "(licence)" in detail:
+        found = _LICENSED_IN_DETAIL.search(detail)
+        name = found.group(1).lower() if found else "unknown"
+        return {"gurobi": "gurobipy", "copt": "coptpy"}.get(name, name)
+    found = _MODULE_IN_DETAIL.search(detail)
+    return found.group(1) if found else "unknown"
 
 
 class Summary(BaseModel):
@@ -55,6 +72,8 @@ class Summary(BaseModel):
     """Value-only majority voting, over problems with at least two samples."""
     instance_enhanced_accuracy: float | None = None
     """Instance-enhanced self-consistency, over the same problems."""
+    unavailable_solvers: dict[str, int] = {}
+    """Samples scored ``solver_unavailable``, per solver module (``gurobipy``, …)."""
 
 
 class EvaluationReport(BaseModel):
@@ -78,8 +97,10 @@ def evaluate_solver_samples(
     executor: CapturingExecutor | None = None,
     limits: Limits | None = None,
     progress: bool = True,
+    answers: AnswerSpec = DEFAULT_CONVENTION,
 ) -> EvaluationResult:
-    """Run and judge K responses per problem (``samples[i]`` belongs to ``problems[i]``)."""
+    """Run and judge K responses per problem (``samples[i]`` belongs to ``problems[i]``);
+    ``answers``: the answer convention (how printed answers are read)."""
     if len(problems) != len(samples):
         raise ExecrlError(
             f"{len(problems)} problems but {len(samples)} sample lists; pass one list each"
@@ -87,7 +108,9 @@ def evaluate_solver_samples(
     config = solver_reward_config("paper", tolerance=tolerance)
     parsed = [[parse_response(r) for r in group] for group in samples]
     flat = [p.code for group in parsed for p in group]
-    runs = iter(run_solver_codes(flat, executor=executor, limits=limits, progress=progress))
+    runs = iter(
+        run_solver_codes(flat, executor=executor, limits=limits, progress=progress, answers=answers)
+    )
     scores = [
         [solver_reward(p, next(runs), problem.answer, config) for p in group]
         for problem, group in zip(problems, parsed, strict=True)
@@ -123,12 +146,16 @@ def _summary(
     tolerance: Tolerance,
 ) -> Summary:
     breakdown = dict.fromkeys(CATEGORIES, 0)
+    unavailable: dict[str, int] = {}
     per_problem, executed, conclusive = [], 0, 0
     majority, enhanced = [], []
     for i in indices:
-        group = [s for s in scores[i] if s.verdict is not Verdict.INCONCLUSIVE]
+        group = [s for s in scores[i] if s.verdict not in _NOT_CONCLUSIVE]
         for s in scores[i]:
             breakdown[s.verdict.value] += 1
+            if s.verdict is Verdict.SOLVER_UNAVAILABLE:
+                module = unavailable_module(s.run.detail)
+                unavailable[module] = unavailable.get(module, 0) + 1
         if not group:
             continue
         conclusive += len(group)
@@ -150,6 +177,7 @@ def _summary(
         breakdown=breakdown,
         majority_accuracy=_mean(majority),
         instance_enhanced_accuracy=_mean(enhanced),
+        unavailable_solvers=dict(sorted(unavailable.items())),
     )
 
 
@@ -170,6 +198,7 @@ def plot_breakdown(report: EvaluationReport, path: str | Path) -> Path:
         "execution_error": "tab:red",
         "timeout": "tab:purple",
         "extraction_failed": "tab:gray",
+        "solver_unavailable": "tab:blue",
         "inconclusive": "black",
     }
     fig, ax = plt.subplots(figsize=(10, 1.4 + 0.45 * len(rows)))

@@ -33,6 +33,13 @@ from functools import cached_property
 from typing import Protocol
 
 from execrl.problems.optim import Answer
+from execrl.rewards.solver.answers import (
+    DEFAULT_CONVENTION,
+    AnswerConvention,
+    AnswerSpec,
+    answer_convention,
+    parse_report,  # noqa: F401  (its old home)
+)
 from execrl.rewards.solver.lpfile import (
     DEFAULT_BIG_M_RATIO,
     LpFormatError,
@@ -50,14 +57,15 @@ MAX_MODEL_BYTES = 4 * 1024 * 1024
 """Larger model files are cut here (and their features are not read)."""
 LP_BEGIN = "=====execrl model.lp begin 51c7====="
 LP_END = "=====execrl model.lp end 51c7====="
+SYNTAX_MARK = "=====execrl syntax error 51c7===== "
 OUTPUT_TAIL_CHARS = 2000
 
-DEFAULT_SOLVER_LIMITS = Limits(timeout_s=30.0, memory_mb=4096, max_processes=32)
+DEFAULT_SOLVER_LIMITS = Limits(cpu_time_s=30.0, memory_mb=4096, max_processes=32)
 """Solvers start thread pools (each thread reserves address space, which ``memory_mb``
 bounds) and PuLP starts CBC as a child process; a MILP may legitimately take seconds."""
 
-SOLVER_MODULES = ("highspy", "pulp", "ortools")
-"""The open-source solvers execrl expects inside the sandbox (extra ``solver``)."""
+SOLVER_MODULES = ("highspy", "pulp", "ortools", "pyscipopt", "pyomo", "cvxpy")
+"""The open-source solver packages execrl runs inside the sandbox (extra ``solver``)."""
 LICENSED_SOLVERS = {
     "gurobipy": "Gurobi",
     "coptpy": "COPT",
@@ -66,7 +74,28 @@ LICENSED_SOLVERS = {
     "mosek": "MOSEK",
     "xpress": "FICO Xpress",
 }
-OTHER_SOLVER_MODULES = ("pyscipopt", "pyomo", "cvxpy", "mip", "scipy", "numpy", "casadi")
+"""Licensed solvers: gurobipy and coptpy come with the extra ``solver-commercial`` (their pip
+wheels carry a size-limited licence that works offline); the others need their vendor's."""
+OTHER_SOLVER_MODULES = ("mip", "scipy", "numpy", "casadi")
+INSTALL_HINTS = {
+    **dict.fromkeys(SOLVER_MODULES, "pip install 'execrl[solver]'"),
+    "gurobipy": "pip install 'execrl[solver-commercial]' (size-limited licence included)",
+    "coptpy": "pip install 'execrl[solver-commercial]' (size-limited licence included)",
+    "scipy": "pip install scipy",
+    "numpy": "pip install numpy",
+    "mip": "pip install mip",
+    "casadi": "pip install casadi",
+}
+"""How to install each solver module execrl recognises (shown with ``solver_unavailable``)."""
+
+
+def install_hint(module: str) -> str:
+    """The install command for a solver module ("" when execrl does not know one)."""
+    if module in INSTALL_HINTS:
+        return INSTALL_HINTS[module]
+    if module in LICENSED_SOLVERS:
+        return f"install {module} with a {LICENSED_SOLVERS[module]} licence"
+    return ""
 
 
 class RunStatus(StrEnum):
@@ -85,29 +114,6 @@ class RunStatus(StrEnum):
     """The program needs a solver that is not installed or not licensed here."""
     INCONCLUSIVE = "inconclusive"
     """The sandbox failed (or was set up without the solvers): not a verdict on the code."""
-
-
-_REPORT = re.compile(
-    r"""\b(?:
-        objective\s*:\s*(?P<number>[-+]?(?:inf(?:inity)?|nan|
-            (?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?))
-        (?![\w.])(?!\s*[A-Za-z_])
-      | status\s*:\s*(?P<status>infeasible|unbounded)\b(?!_)
-    )""",
-    re.IGNORECASE | re.VERBOSE,
-)
-
-
-def parse_report(stdout: str) -> Answer | None:
-    """What the program reported (module docstring): a float, a status, or None."""
-    found: Answer | None = None
-    for line in stdout.splitlines():
-        for match in _REPORT.finditer(line):
-            if match.group("status"):
-                found = match.group("status").lower()  # type: ignore[assignment]
-            else:
-                found = float(match.group("number").replace(",", ""))
-    return found
 
 
 @dataclass(frozen=True)
@@ -231,42 +237,93 @@ def solver_site_paths() -> tuple[str, ...]:
     """The host folders the solver packages import from (site-packages, usually one)."""
     paths = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     for module in (*SOLVER_MODULES, *LICENSED_SOLVERS):
-        spec = importlib.util.find_spec(module)
+        try:
+            spec = importlib.util.find_spec(module)
+        except (ImportError, ValueError):
+            continue
         if spec is not None and spec.submodule_search_locations:
             for location in spec.submodule_search_locations:
                 paths.add(str(_parent(location)))
-    return tuple(sorted(paths))
+    return tuple(sorted(p for p in paths if os.path.isdir(p)))
 
 
-def solver_sandbox_config(config: SandboxConfig | None = None) -> SandboxConfig:
-    """``config`` (default: the standard sandbox) with the solver packages' site-packages
-    visible read-only."""
+def solver_sandbox_config(
+    config: SandboxConfig | None = None, *, site_paths: Sequence[str] = ()
+) -> SandboxConfig:
+    """``config`` (default: the standard sandbox) whose programs can import the solvers: the
+    solver packages' site-packages, then ``site_paths`` (a solver installed elsewhere, e.g.
+    another virtualenv's site-packages with gurobipy), are added to ``extra_site_paths``
+    (read-only, importable)."""
     config = config or SandboxConfig()
-    extra = tuple(p for p in solver_site_paths() if p not in config.readonly_paths)
-    return config.model_copy(update={"readonly_paths": (*config.readonly_paths, *extra)})
+    paths = (*config.extra_site_paths, *solver_site_paths(), *site_paths)
+    return config.model_copy(update={"extra_site_paths": tuple(dict.fromkeys(paths))})
 
 
-def solver_executor(*, workers: int | None = None, config: SandboxConfig | None = None):
-    """A ``LocalExecutor`` whose sandboxes can import the solvers (close it, or use ``with``)."""
+def solver_executor(
+    *,
+    workers: int | None = None,
+    config: SandboxConfig | None = None,
+    site_paths: Sequence[str] = (),
+):
+    """A ``LocalExecutor`` whose sandboxes can import the solvers (close it, or use ``with``);
+    ``site_paths``: more site-packages directories to import from (a solver installed
+    elsewhere; CLI ``--site-path``)."""
     from execrl.sandbox.executor import LocalExecutor
 
-    return LocalExecutor(workers=workers, config=solver_sandbox_config(config))
+    validated = SandboxConfig.model_validate(
+        solver_sandbox_config(config, site_paths=site_paths).model_dump()
+    )
+    return LocalExecutor(workers=workers, config=validated)
 
 
 def missing_open_solvers() -> list[str]:
     """The open-source solver packages not installed on this machine."""
-    return [m for m in SOLVER_MODULES if importlib.util.find_spec(m) is None]
+    return [m for m in SOLVER_MODULES if not _installed(m)]
 
 
 _WRAPPER = """\
+import builtins as _execrl_builtins
+import os as _execrl_os
 import sys as _execrl_sys
-_execrl_sys.path[:0] = {paths!r}
+
+# The answer channel is print() called by the program's own code. Everything else that would
+# reach stdout is sent to stderr: what is written to file descriptor 1 below Python (the C
+# logs of HiGHS, SCIP and Gurobi, CBC as a child process) and what libraries write to
+# sys.stdout (COPT's and pyomo's logs, cvxpy's verbose output). A solver's log line is never
+# read as the program's answer.
+_execrl_answer_fd = _execrl_os.dup(1)
+_execrl_os.dup2(2, 1)
+_execrl_answer = open(
+    _execrl_answer_fd, "w", encoding="utf-8", errors="backslashreplace", closefd=False
+)
+_execrl_sys.stdout = _execrl_sys.__stdout__ = open(
+    1, "w", encoding="utf-8", errors="backslashreplace", closefd=False, buffering=1
+)
+_execrl_print = _execrl_builtins.print
+
+
+def _execrl_answer_print(*args, file=None, **kwargs):
+    if file is None or file is _execrl_sys.stdout or file is _execrl_sys.__stdout__:
+        file = _execrl_answer
+    _execrl_print(*args, file=file, **kwargs)
+
+
+if not hasattr(_execrl_builtins, "help"):  # python3 adds these in site (not run here)
+    import _sitebuiltins
+
+    _execrl_builtins.help = _sitebuiltins._Helper()
+    _execrl_builtins.exit = _sitebuiltins.Quitter("exit", "Ctrl-D (i.e. EOF)")
+    _execrl_builtins.quit = _sitebuiltins.Quitter("quit", "Ctrl-D (i.e. EOF)")
+
+
+def _execrl_write(data):
+    while data:
+        data = data[_execrl_os.write(_execrl_answer_fd, data):]
 
 
 def _execrl_emit_model(path):
-    import os
     try:
-        _execrl_sys.stdout.flush()
+        _execrl_answer.flush()
     except BaseException:
         pass
     try:
@@ -275,20 +332,33 @@ def _execrl_emit_model(path):
     except BaseException:
         return
     end = {end!r} + (" truncated" if len(data) > {limit} else "")
-    out = b"\\n" + {begin!r}.encode() + b"\\n" + data[:{limit}] + b"\\n" + end.encode() + b"\\n"
-    while out:
-        out = out[os.write(1, out):]
+    begin = {begin!r}.encode()
+    _execrl_write(b"\\n" + begin + b"\\n" + data[:{limit}] + b"\\n" + end.encode() + b"\\n")
 
 
 def _execrl_main():
     import linecache
-    import os
+    import warnings
     source = {source!r}
     linecache.cache["solution.py"] = (len(source), None, source.splitlines(True), "solution.py")
-    model = os.path.join(os.getcwd(), {model_file!r})
+    model = _execrl_os.path.join(_execrl_os.getcwd(), {model_file!r})
     try:
-        code = compile(source, "solution.py", "exec")
-        scope = {{"__name__": "__main__", "__file__": "solution.py", "__builtins__": __builtins__}}
+        with warnings.catch_warnings():
+            for category in (SyntaxWarning, DeprecationWarning):  # to stderr, never fatal
+                warnings.simplefilter("default", category)
+            code = compile(source, "solution.py", "exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        where = f" (line {{exc.lineno}})" if isinstance(exc, SyntaxError) else ""
+        message = exc.msg if isinstance(exc, SyntaxError) else str(exc)
+        _execrl_write(f"\\n{syntax}{{type(exc).__name__}}: {{message}}{{where}}\\n".encode())
+        _execrl_os._exit(1)
+    try:
+        scope = {{
+            "__name__": "__main__",
+            "__file__": "solution.py",
+            "__builtins__": __builtins__,
+            "print": _execrl_answer_print,
+        }}
         exec(code, scope)
     finally:
         _execrl_emit_model(model)
@@ -298,13 +368,14 @@ _execrl_main()
 """
 
 
-def wrap_program(code: str, *, site_paths: Sequence[str] | None = None) -> str:
-    """The trusted wrapper that runs ``code`` and hands ``model.lp`` back on stdout."""
+def wrap_program(code: str) -> str:
+    """The trusted wrapper that runs ``code`` (compiled inside the sandbox, never here) and
+    hands ``model.lp`` back on the answer channel."""
     return _WRAPPER.format(
-        paths=list(solver_site_paths() if site_paths is None else site_paths),
         limit=MAX_MODEL_BYTES,
         begin=LP_BEGIN,
         end=LP_END,
+        syntax=SYNTAX_MARK,
         source=code,
         model_file=MODEL_FILE,
     )
@@ -316,9 +387,12 @@ def run_solver_code(
     *,
     executor: CapturingExecutor | None = None,
     limits: Limits | None = None,
+    answers: AnswerSpec = DEFAULT_CONVENTION,
 ) -> SolverRun:
     """Run one program (None: nothing to run) in the solver sandbox."""
-    (run,) = run_solver_codes([code], executor=executor, limits=limits, progress=False)
+    (run,) = run_solver_codes(
+        [code], executor=executor, limits=limits, progress=False, answers=answers
+    )
     return run
 
 
@@ -329,23 +403,28 @@ def run_solver_codes(
     limits: Limits | None = None,
     progress: bool = True,
     description: str = "solving",
+    answers: AnswerSpec = DEFAULT_CONVENTION,
 ) -> list[SolverRun]:
     """Run programs on the executor's pool, in order, with a progress bar. Without an
     executor, a solver executor is opened for the call (one worker per core, at most one per
-    program) and closed after it."""
+    program) and closed after it. ``answers`` names the answer convention (or gives one): how
+    the program's stdout is read (:data:`ANSWER_CONVENTIONS`). The code is never compiled
+    here: its syntax is checked inside the sandbox."""
     limits = limits or DEFAULT_SOLVER_LIMITS
-    runnable = [i for i, code in enumerate(codes) if code is not None and _compiles(code)]
-    runs: list[SolverRun] = [_not_run(code) for code in codes]
+    convention = answer_convention(answers)
+    runnable = [i for i, code in enumerate(codes) if code is not None]
+    runs: list[SolverRun] = [
+        SolverRun(RunStatus.NO_CODE, detail="no code could be extracted") for _ in codes
+    ]
     if not runnable:
         return runs
     own = None
     if executor is None:
         own = executor = solver_executor(workers=min(len(runnable), default_jobs()))
     try:
-        site_paths = solver_site_paths()
 
         def one(i: int) -> SolverRun:
-            return _run_one(executor, codes[i] or "", limits, site_paths)
+            return _run_one(executor, codes[i] or "", limits, convention)
 
         results = parallel_map(
             one, runnable, jobs=executor.workers, description=description, show_progress=progress
@@ -358,42 +437,22 @@ def run_solver_codes(
     return runs
 
 
-def _compiles(code: str) -> bool:
-    return _syntax_error(code) is None
-
-
-def _syntax_error(code: str) -> str | None:
-    try:
-        compile(code, "solution.py", "exec")
-    except SyntaxError as exc:
-        return f"{type(exc).__name__}: {exc.msg} (line {exc.lineno})"
-    except (ValueError, RecursionError, MemoryError) as exc:
-        return f"{type(exc).__name__}: {exc}"
-    return None
-
-
-def _not_run(code: str | None) -> SolverRun:
-    if code is None:
-        return SolverRun(RunStatus.NO_CODE, detail="no code could be extracted")
-    error = _syntax_error(code)
-    if error is not None:
-        return SolverRun(RunStatus.SYNTAX_ERROR, detail=error)
-    return SolverRun(RunStatus.INCONCLUSIVE, detail="not run")
-
-
 def _run_one(
-    executor: CapturingExecutor, code: str, limits: Limits, site_paths: Sequence[str]
+    executor: CapturingExecutor, code: str, limits: Limits, convention: AnswerConvention
 ) -> SolverRun:
-    program = wrap_program(code, site_paths=site_paths)
     try:
-        result, stdout = executor.capture(program, "", limits)
+        result, stdout = executor.capture(wrap_program(code), "", limits)
     except SandboxCrashed as exc:
         return SolverRun(RunStatus.INCONCLUSIVE, detail=f"the sandbox failed: {exc}")
+    syntax = stdout.rfind(f"\n{SYNTAX_MARK}")
+    if syntax >= 0:
+        detail = stdout[syntax + len(SYNTAX_MARK) + 1 :].strip()
+        return SolverRun(RunStatus.SYNTAX_ERROR, detail=detail, cpu_s=result.cpu_s)
     output, lp_text, truncated = split_model(stdout)
     status, detail = _classify(result)
     return SolverRun(
         status=status,
-        answer=parse_report(output),
+        answer=convention.parse(output),
         lp_text=lp_text,
         lp_truncated=truncated,
         detail=detail,
@@ -430,7 +489,11 @@ _STATUS_OF = {
     Status.INCONCLUSIVE: RunStatus.INCONCLUSIVE,
 }
 _MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
-_LICENCE = re.compile(r"(gurobi|copt|cplex|mosek|xpress).*licen[cs]e", re.IGNORECASE)
+_LICENCE = re.compile(
+    r"(gurobi|copt|cplex|mosek|xpress)\w*\.?\w*(?:Error|Exception)?\b.*"
+    r"(licen[cs]e|size[- ]limited|too large)",
+    re.IGNORECASE,
+)
 
 
 def _classify(result: TestResult) -> tuple[RunStatus, str]:
@@ -441,23 +504,27 @@ def _classify(result: TestResult) -> tuple[RunStatus, str]:
     missing = _MISSING_MODULE.search(detail)
     module = missing.group(1).split(".")[0] if missing else ""
     if module in (*SOLVER_MODULES, *OTHER_SOLVER_MODULES, *LICENSED_SOLVERS):
-        if importlib.util.find_spec(module) is not None:  # here, but not in the sandbox
+        if _installed(module):  # here, but not in the sandbox
             return RunStatus.INCONCLUSIVE, (
                 f"{module} is installed but not importable inside the sandbox: run solver code "
-                "on execrl.rewards.solver.solver_executor(), which mounts site-packages"
-            )
-        if module in LICENSED_SOLVERS:
-            return RunStatus.SOLVER_UNAVAILABLE, (
-                f"solver not available: {LICENSED_SOLVERS[module]} ({module}) is not installed "
-                "here; install it with a licence, or use HiGHS (highspy), PuLP or OR-Tools"
+                "on execrl.rewards.solver.solver_executor(), which makes site-packages "
+                "importable (or pass its folder with site_paths / --site-path)"
             )
         return RunStatus.SOLVER_UNAVAILABLE, (
-            f"solver not available: {module} is not installed (pip install "
-            "'execrl[solver]' installs highspy, PuLP and OR-Tools)"
+            f"solver not available: {module} is not installed; install it with: "
+            f"{install_hint(module)}"
         )
-    if _LICENCE.search(detail):
+    licence = _LICENCE.search(detail)
+    if licence:
         return RunStatus.SOLVER_UNAVAILABLE, f"solver not available (licence): {detail}"
     return status, detail
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _parent(location: str) -> str:

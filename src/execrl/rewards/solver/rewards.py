@@ -14,8 +14,10 @@ terms). Presets: ``paper`` (binary format 0.5, execution 1, accuracy 2, ``|y −
 stage 1 in [0, 3.5]) and ``authors`` (graded format × 0.5, execution 1, accuracy 1,
 ``|y − y*| / (|y| + 1) < 1e-6``: stage 1 in [0, 3]).
 
-A reward is ``None`` when the run was inconclusive (the sandbox failed, not the program);
-with ``unavailable_solver="skip"`` also when the code needs a solver this machine lacks.
+A reward is ``None`` when the run was inconclusive (the sandbox failed, not the program),
+and by default also when the code needs a solver this machine lacks or whose licence is too
+small for the model (verdict ``solver_unavailable``, an infrastructure failure: see
+``unavailable_solver``).
 """
 
 from __future__ import annotations
@@ -26,11 +28,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from execrl.errors import ExecrlError
 from execrl.problems._validation import describe_validation_error
 from execrl.problems.optim import STATUSES, Answer, parse_answer
+from execrl.rewards.solver.answers import ANSWER_CONVENTIONS, DEFAULT_CONVENTION
 from execrl.rewards.solver.execution import (
     CapturingExecutor,
     RunStatus,
@@ -49,12 +52,17 @@ class Tolerance(BaseModel):
     - ``relative``: ``|y − y*| / |y*| < value`` (evaluation, 1e-6); for ``y* = 0`` the
       denominator is 1, i.e. ``|y| < value``;
     - ``authors``: ``|y − y*| / (|y| + 1) < value`` (the authors' code, 1e-6), as the spec
-      writes it, with the reported ``y`` in the denominator.
+      writes it, with the reported ``y`` in the denominator;
+    - ``rounded_relative``: ORLM's rule, both values rounded to integers first, then
+      ``|round(y) − round(y*)| / |round(y*)| < value`` (ORLM: 0.05); for ``round(y*) = 0``
+      the denominator is 1.
+
+    The named presets (:data:`TOLERANCE_PRESETS`) say which published number each reproduces.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    rule: Literal["absolute", "relative", "authors"] = "absolute"
+    rule: Literal["absolute", "relative", "authors", "rounded_relative"] = "absolute"
     value: float = Field(default=0.01, gt=0)
 
     @property
@@ -67,6 +75,9 @@ class Tolerance(BaseModel):
             return False
         if math.isinf(y) or math.isinf(y_star):
             return y == y_star
+        if self.rule == "rounded_relative":
+            y, y_star = float(round(y)), float(round(y_star))
+            return abs(y - y_star) / (abs(y_star) if y_star != 0 else 1.0) < self.value
         error = abs(y - y_star)
         if self.rule == "absolute":
             return error <= self.value
@@ -86,6 +97,28 @@ class Tolerance(BaseModel):
 ABSOLUTE = Tolerance(rule="absolute", value=0.01)
 RELATIVE = Tolerance(rule="relative", value=1e-6)
 AUTHORS = Tolerance(rule="authors", value=1e-6)
+ORLM = Tolerance(rule="rounded_relative", value=0.05)
+
+TOLERANCE_PRESETS: dict[str, Tolerance] = {
+    "paper-reward": ABSOLUTE,
+    "strict-relative": RELATIVE,
+    "authors-code": AUTHORS,
+    "orlm-rounded-5pct": ORLM,
+}
+"""Named tolerances: ``paper-reward`` (|y − y*| ≤ 0.01, the spec's reward), ``strict-relative``
+(relative error < 1e-6, the spec's evaluation: SIRL's published pass@1), ``authors-code``
+(|y − y*| / (|y| + 1) < 1e-6) and ``orlm-rounded-5pct`` (ORLM's published accuracies: rounded
+to integers, relative error < 5%). A number computed under one is not comparable with one
+computed under another."""
+
+
+def tolerance_preset(name: str) -> Tolerance:
+    """A named tolerance (:data:`TOLERANCE_PRESETS`)."""
+    if name not in TOLERANCE_PRESETS:
+        raise ExecrlError(
+            f"unknown tolerance preset {name!r}; use one of: {', '.join(TOLERANCE_PRESETS)}"
+        )
+    return TOLERANCE_PRESETS[name]
 
 
 class SolverRewardConfig(BaseModel):
@@ -105,9 +138,24 @@ class SolverRewardConfig(BaseModel):
     big_m_ratio: float = Field(default=DEFAULT_BIG_M_RATIO, gt=1)
     """How much larger an integer variable's coefficient must be than the rest of its row for
     the row to count as big-M style."""
-    unavailable_solver: Literal["fail", "skip"] = "fail"
-    """Code needing a solver this machine lacks (gurobipy, coptpy, …): ``fail`` scores it as
-    code that does not run; ``skip`` returns None (no reward) for it."""
+    unavailable_solver: Literal["skip", "fail"] = "skip"
+    """Code needing a solver this machine lacks, or whose licence is too small for the model
+    (verdict ``solver_unavailable``): ``skip`` (default) returns None, no reward, as for an
+    inconclusive run; ``fail`` scores it as code that does not run (the format term alone;
+    the verdict stays ``solver_unavailable``). Opt in to ``fail`` only when the policy should
+    learn to avoid that solver."""
+    answers: str = DEFAULT_CONVENTION
+    """How the program's printed answer is read: an answer convention's name (``execrl``,
+    ``sirl``, ``orlm``, ``marker``; :data:`execrl.rewards.solver.answers.ANSWER_CONVENTIONS`)."""
+
+    @field_validator("answers")
+    @classmethod
+    def _known_convention(cls, name: str) -> str:
+        if name not in ANSWER_CONVENTIONS:
+            raise ValueError(
+                f"unknown answer convention {name!r}; use one of: {', '.join(ANSWER_CONVENTIONS)}"
+            )
+        return name
 
     @property
     def max_format(self) -> float:
@@ -167,10 +215,13 @@ class Verdict(StrEnum):
     CORRECT = "correct"
     WRONG_ANSWER = "wrong_answer"
     EXECUTION_ERROR = "execution_error"
-    """The code failed (error, memory or output limit, unavailable solver) or ran but
-    reported neither an objective nor a status."""
+    """The code failed (error, memory or output limit) or ran but reported neither an
+    objective nor a status."""
     TIMEOUT = "timeout"
     EXTRACTION_FAILED = "extraction_failed"
+    SOLVER_UNAVAILABLE = "solver_unavailable"
+    """The code needs a solver that is not installed here, or whose licence is too small for
+    the model: an infrastructure failure, not a verdict on the code."""
     INCONCLUSIVE = "inconclusive"
 
 
@@ -217,6 +268,8 @@ def verdict_of(run: SolverRun, truth: Answer, tolerance: Tolerance) -> Verdict:
     """The evaluation category of one run against its ground truth."""
     if run.status is RunStatus.INCONCLUSIVE:
         return Verdict.INCONCLUSIVE
+    if run.status is RunStatus.SOLVER_UNAVAILABLE:
+        return Verdict.SOLVER_UNAVAILABLE
     if run.status is RunStatus.NO_CODE:
         return Verdict.EXTRACTION_FAILED
     if run.status is RunStatus.TIMEOUT:
@@ -238,12 +291,11 @@ def solver_reward(
     accuracy = config.accuracy_weight if verdict is Verdict.CORRECT else 0.0
     advanced = features is not None and features.advanced
     bonus = config.bonus if config.stage == 2 and verdict is Verdict.CORRECT and advanced else 0.0
-    skipped = run.status is RunStatus.SOLVER_UNAVAILABLE and config.unavailable_solver == "skip"
-    reward = (
-        None
-        if verdict is Verdict.INCONCLUSIVE or skipped
-        else format_score + execution + accuracy + bonus
-    )
+    unavailable = verdict is Verdict.SOLVER_UNAVAILABLE
+    if verdict is Verdict.INCONCLUSIVE or (unavailable and config.unavailable_solver == "skip"):
+        reward = None
+    else:
+        reward = format_score + execution + accuracy + bonus
     return SolverScore(
         reward=reward,
         format_score=format_score,
@@ -278,7 +330,11 @@ def score_solver_responses(
     truths = [_truth(a, i) for i, a in enumerate(answers)]
     parsed = [parse_response(r) for r in responses]
     runs = run_solver_codes(
-        [p.code for p in parsed], executor=executor, limits=limits, progress=progress
+        [p.code for p in parsed],
+        executor=executor,
+        limits=limits,
+        progress=progress,
+        answers=config.answers,
     )
     return [
         solver_reward(p, run, truth, config)
