@@ -132,6 +132,16 @@ def test_a_reply_to_another_request_is_refused_and_the_server_restarted(server):
     assert raw.stdout == b"3\n"
 
 
+def test_a_worker_that_cannot_clean_up_says_so_and_is_replaced(server):
+    assert server.run(DEEP_SCRATCH, STDIO, b"3\n", Limits()).stdout == b"3\n"
+    # The next request is answered once, with the zygote's own failure (not a shifted reply),
+    # and the host starts a fresh server with a fresh scratch file system.
+    with pytest.raises(SandboxCrashed, match="cleaning up after the last run failed"):
+        server.run(CORRECT, STDIO, b"3\n", Limits())
+    looks = "import os\nprint(len(os.listdir('.')))"
+    assert server.run(looks, STDIO, b"", Limits()).stdout == b"0\n"
+
+
 def test_cleanup_is_iterative_and_bounded(tmp_path):
     deep = tmp_path / "deep"
     path = deep
@@ -254,3 +264,60 @@ def test_a_real_memory_error_is_a_memory_limit(one_worker):
     limits = Limits(cpu_time_s=5, memory_mb=100)
     result = status(one_worker, "x = bytearray(600 * 1024**2)", limits=limits)
     assert result.status is Status.MEMORY_LIMIT
+
+
+# -- 2b. state in the shared pid and network namespaces -----------------------------------------
+COUNTS_PIDS = """\
+import os
+print(os.getpid(), open("/proc/loadavg").read().split()[-1])
+for _ in range(int(input() or 0)):  # an earlier repeat forks k times...
+    child = os.fork()
+    if child == 0:
+        os._exit(0)
+    os.waitpid(child, 0)
+"""
+
+
+def test_the_pid_counter_tells_a_repeat_nothing_about_earlier_ones(server):
+    # ...and every repeat, and every later program, still starts at the same pid.
+    raw = server.run(COUNTS_PIDS, STDIO, b"7\n", Limits(), repeats=3)
+    firsts = {out for out, _, _ in raw.streams}
+    later = server.run(COUNTS_PIDS + "# another program", STDIO, b"3\n", Limits())
+    assert len(firsts) == 1 and later.stdout in firsts
+
+
+def test_an_assert_candidate_always_gets_the_same_pid(one_worker):
+    program = "import os\ndef f(x):\n    return os.getpid()"
+    first = run_assert(one_worker, program, "assert f(1) == -1, f(1)")
+    assert first.status is Status.WRONG_ANSWER and first.detail.startswith("AssertionError: ")
+    for _ in range(2):
+        assert run_assert(one_worker, program, "assert f(1) == -1, f(1)").detail == first.detail
+
+
+PARK_SOCKET = """\
+import array, socket
+parked = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+parked.bind(b"\\0execrl-parked")
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+# parked and b travel in a's queue, a in b's: a cycle kept alive only by being in flight
+rights = lambda *fds: [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))]
+a.sendmsg([b"x"], rights(parked.fileno(), b.fileno()))
+b.sendmsg([b"y"], rights(a.fileno()))
+print("parked")
+"""
+
+FIND_SOCKET = """\
+import socket
+probe = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+try:
+    probe.sendto(b"hello", b"\\0execrl-parked")
+    print("seen")
+except OSError:
+    print("gone")
+"""
+
+
+def test_an_abstract_socket_parked_in_flight_is_gone_for_the_next_test(server):
+    for _ in range(2):
+        assert server.run(PARK_SOCKET, STDIO, b"", Limits()).stdout == b"parked\n"
+        assert server.run(FIND_SOCKET, STDIO, b"", Limits()).stdout == b"gone\n"

@@ -12,8 +12,9 @@ Life of the zygote:
 2. Import the allowed modules once, then serve requests from the host on a private pipe.
 3. For each test: compile the program once (cached), fork one fresh child, lower its limits,
    drop to an unprivileged uid, install a seccomp filter, run it, and report raw results —
-   exit status, stdout/stderr bytes, CPU time measured from outside (the zygote's
-   ``RUSAGE_CHILDREN`` delta, which also counts every process the program spawned).
+   exit status, stdout/stderr bytes, CPU time measured from outside (the worker's test
+   cgroup's counter, which counts every process the program spawned, whoever reaps it; the
+   zygote's ``RUSAGE_CHILDREN`` delta where no cgroup is available).
 
 The zygote never holds expected outputs: the host compares results, so nothing a child reads
 from its inherited memory can reveal an answer.
@@ -644,6 +645,10 @@ class Server:
         self.live_runs: list[dict] = []  # the current request's results so far
         self.next_limits: dict | None = None  # the limits the next spare is forked for
         self.broken: str | None = None  # why the zygote must not serve another request
+        self.pid_counter_fd: int | None = None
+        if self.is_init:
+            with contextlib.suppress(OSError):  # needs CAP_SYS_ADMIN over the pid namespace
+                self.pid_counter_fd = os.open("/proc/sys/kernel/ns_last_pid", os.O_WRONLY)
         self.runs = 0
         self.base_vm_bytes = _vm_size_bytes()
         self.spare: _Spare | None = None
@@ -669,7 +674,7 @@ class Server:
             op, request_id = header.get("op"), header.get("id")
             if op == "shutdown":
                 return
-            fatal = self.broken
+            fatal, reply, out = self.broken, None, None
             try:
                 if fatal:
                     raise _ZygoteBroken(fatal)
@@ -766,6 +771,7 @@ class Server:
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         res_r, res_w = os.pipe()
+        self.reset_pid_counter()
         pid = os.fork()
         if pid == 0:  # ---- child: never returns
             self.spare_child(limits, task_r, ready_w, stdin_fd, out_w, err_w, res_w)
@@ -801,10 +807,20 @@ class Server:
         if self.scratch_dirty:
             _remove_tree(SCRATCH)
             self.clear_shared_memory()
+            self.wait_for_bound_sockets()
             os.mkdir(SCRATCH, 0o700)
             if self.can_setuid:
                 os.chown(SCRATCH, self.config["uid"], self.config["gid"])
             self.scratch_dirty = False
+
+    def reset_pid_counter(self) -> None:
+        """As pid 1 of the sandbox's pid namespace (every process of the last test killed and
+        reaped): make the next pid a fixed number, so each test's processes get the same pids
+        whatever earlier tests forked (a program cannot learn from its pid how many processes
+        an earlier repeat started)."""
+        if self.is_init and self.pid_counter_fd is not None:
+            with contextlib.suppress(OSError):  # (then counting simply goes on)
+                os.pwrite(self.pid_counter_fd, b"%d" % _FIRST_PID_MINUS_1, 0)
 
     def forget_in_child(self) -> None:
         """In a just-forked child: drop what belongs to other runs (the compiled program, the
@@ -894,6 +910,7 @@ class Server:
         devnull = os.open("/dev/null", os.O_WRONLY)
         checker_status_r, checker_status_w = os.pipe()
         status_r, status_w = os.pipe()
+        self.reset_pid_counter()
         start = time.perf_counter()
         pid = os.fork()
         if pid == 0:
@@ -1035,6 +1052,25 @@ class Server:
             if reaped == 0:
                 return
 
+    def wait_for_bound_sockets(self) -> None:
+        """The sandbox's network namespace is shared by its tests: a unix socket bound to a
+        name (abstract ones included) that outlives its test — kept alive only by being in
+        flight in a cycle of SCM_RIGHTS messages, until the kernel's garbage collector frees
+        it — could be reached by the next test. Wait for the collector; if such a socket is
+        still there after _SOCKET_WAIT_S, this zygote must not serve on (a fresh one has a
+        fresh namespace)."""
+        if not self.config.get("own_network"):
+            return
+        deadline = time.monotonic() + _SOCKET_WAIT_S
+        while _bound_unix_sockets():
+            if time.monotonic() >= deadline:
+                raise _CleanupFailed("a named unix socket outlived its test")
+            # Releasing a unix socket while fds are in flight makes the kernel collect them.
+            fd = _libc.socket(_AF_UNIX, 2, 0)  # SOCK_DGRAM; the zygote has no socket module
+            if fd >= 0:
+                os.close(fd)
+            time.sleep(0.002)
+
     def clear_shared_memory(self) -> None:
         if os.path.isdir("/dev/shm") and self.config["fs_isolation"]:
             _remove_tree("/dev/shm", keep_root=True)
@@ -1146,6 +1182,24 @@ class Server:
             resource.setrlimit(
                 resource.RLIMIT_NPROC, (limits["max_processes"], limits["max_processes"])
             )
+
+
+_SOCKET_WAIT_S = 1.0
+
+
+def _bound_unix_sockets() -> int:
+    """How many unix sockets with a name (a path or an abstract one) this network namespace
+    has; the zygote itself has none."""
+    try:
+        with open("/proc/net/unix", "rb") as f:
+            lines = f.read().splitlines()[1:]
+    except OSError:
+        return 0
+    return sum(1 for line in lines if len(line.split()) >= 8)
+
+
+_FIRST_PID_MINUS_1 = 99
+"""The pid counter is set to this before each test's first fork (its first process is 100)."""
 
 
 class _ZygoteBroken(Exception):

@@ -107,6 +107,7 @@ class ForkServer:
             "drop_privileges": self.config.drop_privileges,
             "seccomp": self.config.seccomp,
             "fs_isolation": self.probe.namespaces,
+            "own_network": self.probe.namespaces and not self.config.allow_network,
             "scratch": None if self.probe.namespaces else self._host_scratch(),
             "scratch_mb": self.config.scratch_mb,
             "scratch_files": self.config.scratch_files,
@@ -163,6 +164,7 @@ class ForkServer:
     def close(self) -> None:
         proc, self._proc = self._proc, None
         if proc is None:
+            self._release()  # (a start that failed half-way)
             return
         with contextlib.suppress(OSError):
             _zygote.write_message(self._request_w, {"op": "shutdown"})
@@ -178,9 +180,11 @@ class ForkServer:
         if self._scratch_parent is not None:
             shutil.rmtree(self._scratch_parent, ignore_errors=True)
             self._scratch_parent = None
-        if self._cgroup is not None:
-            with contextlib.suppress(OSError):
-                self._cgroup.rmdir()
+        self._release()
+
+    def _release(self) -> None:
+        """Remove this server's cgroups and give its uid back."""
+        self._cgroup = None
         self._remove_test_cgroups()
         if self._uid_lock is not None:
             os.close(self._uid_lock)  # releases the uid
@@ -271,11 +275,17 @@ class ForkServer:
         root = self.probe.pids_cgroup
         if root is None:
             return None
-        path = root / f"execrl-{os.getpid()}-{self.worker}"
+        path = root / f"execrl-{os.getpid()}-{self.uid}"  # (the uid is this server's alone)
         try:
             path.mkdir(exist_ok=True)
             (path / "pids.max").write_text(str(self.config.max_pids))
         except OSError:
+            return None
+        self._cgroup_dirs.append(path)  # removed on close, with the accounting cgroups
+        unified = [r.path for r in (self.probe.cpu_cgroup, self.probe.memory_cgroup) if r]
+        if root in unified and (root / "cgroup.controllers").exists():
+            # cgroup2, one tree: this directory is also the accounting cgroups' parent, whose
+            # ``server`` child the zygote joins (pids.max here bounds both children)
             return None
         return path
 
@@ -312,7 +322,6 @@ class ForkServer:
         holds the zygote (and an assert test's checker), ``.../test`` the program's processes
         of one test at a time. None where neither hierarchy is writable (the record then
         lacks cpu-cgroup and memory-cgroup)."""
-        self._remove_test_cgroups()
         spec: dict = {"server_procs": [], "test_procs": [], "cpu": None, "memory": None}
         done: dict[Path, Path] = {}
         for kind, root in (("cpu", self.probe.cpu_cgroup), ("memory", self.probe.memory_cgroup)):
@@ -347,7 +356,8 @@ class ForkServer:
     def _make_worker_cgroup(self, root, kind: str) -> Path:
         worker = root.path / f"execrl-{os.getpid()}-{self.uid}"
         worker.mkdir(exist_ok=True)
-        self._cgroup_dirs.append(worker)
+        if worker not in self._cgroup_dirs:
+            self._cgroup_dirs.append(worker)
         if root.version == 2:
             controllers = (worker / "cgroup.controllers").read_text().split()
             if kind == "memory" or "memory" in controllers:
