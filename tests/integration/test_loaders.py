@@ -274,9 +274,11 @@ def test_taco_solution_with_top_level_return_passes_once_wrapped(run_problem):
     (problem,) = load_taco(FIXTURES / "taco_rows" / "taco_literal_lists.jsonl")
     early_return = problem.references[0].code
     assert problem.stdin_as_function
-    unwrapped = run_problem(early_return, problem)
+    as_python3 = problem.model_copy(update={"stdin_as_function": False})
+    unwrapped = run_problem(early_return, as_python3)
     assert {r.status for r in unwrapped.results} == {Status.COMPILE_ERROR}
-    assert run_problem(wrap_stdin_program(early_return), problem).all_passed
+    assert run_problem(early_return, problem).all_passed  # wrapped by the executor
+    assert run_problem(wrap_stdin_program(early_return), as_python3).all_passed
     assert run_problem(wrap_stdin_program(problem.references[1].code), problem).all_passed
 
 
