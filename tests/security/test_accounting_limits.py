@@ -270,9 +270,29 @@ print("processes", sorted(queue.get() for _ in workers))
 # -- item 5b: no real-time scheduling, no raised priority ----------------------------------------
 
 
-def test_realtime_scheduling_and_negative_nice_are_refused(server):
+@pytest.fixture
+def generous_host_limits():
+    """The host's own RTPRIO/NICE limits raised (as a root service may have them): the sandbox
+    must lower them itself, not inherit the host's."""
+    import resource
+
+    saved = {r: resource.getrlimit(r) for r in (resource.RLIMIT_RTPRIO, resource.RLIMIT_NICE)}
+    try:  # (needs CAP_SYS_RESOURCE; without it the host's limits stay, and are checked as 0)
+        resource.setrlimit(resource.RLIMIT_RTPRIO, (99, 99))
+        resource.setrlimit(resource.RLIMIT_NICE, (40, 40))
+    except (ValueError, OSError):
+        pass
+    try:
+        with ForkServer(SandboxConfig(strict=False)) as server:
+            yield server
+    finally:
+        for res, value in saved.items():
+            resource.setrlimit(res, value)
+
+
+def test_realtime_scheduling_and_negative_nice_are_refused(generous_host_limits):
     run = run_raw(
-        server,
+        generous_host_limits,
         """
 import os, resource
 print(resource.getrlimit(resource.RLIMIT_RTPRIO), resource.getrlimit(resource.RLIMIT_NICE))
@@ -307,6 +327,7 @@ def test_a_writable_submount_under_a_bound_path_is_read_only():
                     check=True,
                 )
                 mounted.append(base / "inner")
+                (base / "inner" / "marker").write_text("submount\n")
             config = SandboxConfig(
                 strict=False, readonly_paths=(str(readonly),), extra_site_paths=(str(site),)
             )
@@ -315,6 +336,8 @@ def test_a_writable_submount_under_a_bound_path_is_read_only():
                     server,
                     f"""
 import errno
+for d in ({str(readonly / "inner")!r}, {str(site / "inner")!r}):
+    print(open(d + "/marker").read(), end="")  # the submount itself is visible
 for d in ({str(readonly / "inner")!r}, {str(site / "inner")!r}, {str(readonly)!r}):
     try:
         open(d + "/planted", "w").write("x")
@@ -323,7 +346,7 @@ for d in ({str(readonly / "inner")!r}, {str(site / "inner")!r}, {str(readonly)!r
         print(errno.errorcode[e.errno])
 """,
                 )
-            assert run["stdout"] == "EROFS\nEROFS\nEROFS\n", run
+            assert run["stdout"] == "submount\nsubmount\nEROFS\nEROFS\nEROFS\n", run
             assert not any((p / "planted").exists() for p in mounted)
         finally:
             for path in mounted:
