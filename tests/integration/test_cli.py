@@ -155,3 +155,15 @@ def test_run_prints_verdicts_and_exits_by_result(built_sum_problem_dir: Path, tm
     assert "wrong_answer" in failed.stdout
     missing = execrl("run", "sum-list", str(tmp_path / "nope.py"), "--source", source)
     assert missing.returncode == 2 and "no such program file" in missing.stderr
+
+
+def test_a_library_warning_is_one_line_on_stderr():
+    """Skipped non-Python Kattis submissions are reported in one line, not Python's two-line
+    warning format with the warning call's source line."""
+    kattis = Path(__file__).parents[1] / "fixtures" / "kattis"
+    done = execrl("problems", "list", str(kattis))
+    assert done.returncode == 0
+    warning_lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(warning_lines) == 1
+    assert warning_lines[0].startswith("SkippedSubmissionsWarning: ")
+    assert "skipped 1 submission" in warning_lines[0]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 from execrl import __version__
 from execrl.cli import eval as eval_cmd
@@ -19,7 +20,7 @@ from execrl.cli import simulate as simulate_cmd
 from execrl.cli import solver as solver_cmd
 from execrl.cli import timing as timing_cmd
 from execrl.cli import train as train_cmd
-from execrl.cli._common import EXIT_EXECRL_FAILED
+from execrl.cli._common import EXIT_EXECRL_FAILED, printable
 from execrl.errors import ExecrlError
 
 
@@ -47,14 +48,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.handler(args)
+        with warnings.catch_warnings():  # restores the caller's warning display afterwards
+            warnings.showwarning = _show_warning_on_one_line
+            return args.handler(args)
     except ExecrlError as exc:
         # Plain print: one unwrapped line, whatever the terminal width.
-        print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"{type(exc).__name__}: {printable(exc)}", file=sys.stderr)
         return EXIT_EXECRL_FAILED
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _show_warning_on_one_line(message, category, filename, lineno, file=None, line=None):
+    """A library warning (e.g. skipped non-Python submissions) as one line, without the
+    source line Python's default format adds."""
+    print(f"{category.__name__}: {message}", file=file or sys.stderr)
 
 
 if __name__ == "__main__":
