@@ -23,7 +23,6 @@ from execrl.cli._common import (
     EXIT_OK,
     add_sandbox_arguments,
     console,
-    safe_markup,
     sandbox_config,
     save_json,
 )
@@ -311,7 +310,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     failed = [c for c in checks if not c.ok]
     for c in failed:
         where = c.label if c.index < 0 else f"incorrect[{c.index}] ({c.label})"
-        console.print(f"[red]✗[/red] {safe_markup(c.problem_id)} {where}: {safe_markup(c.problem)}")
+        console.print(f"[red]✗[/red] {escape(c.problem_id)} {where}: {escape(c.problem)}")
     references = sum(c.label == "reference" for c in checks)
     console.print(
         f"{len(problems)} problems: {references} references and {len(checks) - references} "
