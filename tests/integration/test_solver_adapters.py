@@ -164,3 +164,16 @@ def test_async_callers_can_use_a_thread(problems, executor):
         return await asyncio.to_thread(fn, ["p"], [furniture.reference], answer=[furniture.answer])
 
     assert asyncio.run(main()) == [3.5]
+
+
+MISSING_SOLVER = "<think>t</think><model>m</model><python>\nimport mosek\n</python>"
+
+
+@pytest.mark.skipif(find_spec("mosek") is not None, reason="mosek present")
+def test_a_missing_solver_is_inconclusive_in_verl_and_none_in_trl(executor):
+    """Regression (issue 17): a missing solver scored the format term with verdict
+    execution_error and verl's inconclusive stayed 0."""
+    (verl,) = compute_solver_score_batch(["s"], [MISSING_SOLVER], ["3"], executor=executor)
+    assert (verl["inconclusive"], verl["score"], verl["correct"]) == (1.0, 0.0, 0.0)
+    trl = SolverRewardFunction("paper", executor=executor)
+    assert trl(prompts=["p"], completions=[MISSING_SOLVER], answer=["3"]) == [None]

@@ -104,10 +104,39 @@ def test_format_is_guessed():
         ("Infeasible", "infeasible"),
         ("no  feasible solution", "infeasible"),
         ("UNBOUNDED", "unbounded"),
+        # regression (issue 17): the "no valid answer" sentinels were read as numbers
+        ("No Best Solution", "infeasible"),
+        (-9999, "infeasible"),
+        ("-99999", "infeasible"),
+        (-99999.0, "infeasible"),
+        (-9998, -9998.0),
     ],
 )
 def test_answers(value, expected):
     assert parse_answer(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("file_name", "format", "source"),
+    [
+        ("MAMO_EasyLP.json", "mamo", "mamo-easylp"),
+        ("easy_lp.json", "mamo", "mamo-easylp"),
+        ("MAMO_ComplexLP.json", "mamo", "mamo-complexlp"),
+        ("complex-lp.json", "mamo", "mamo-complexlp"),
+        ("mamo.json", "mamo", "mamo"),
+        ("anything.json", "mamo-easylp", "mamo-easylp"),
+        ("anything.json", "mamo-complexlp", "mamo-complexlp"),
+    ],
+)
+def test_mamo_easylp_and_complexlp_get_distinct_ids_and_sources(
+    tmp_path, file_name, format, source
+):
+    """Regression (issue 17): both MAMO sets loaded as ``mamo-<n>``, so their ids collided and
+    their results were reported together."""
+    path = tmp_path / file_name
+    path.write_text(json.dumps([{"en_question": "q", "en_answer": "3"}]))
+    (problem,) = load_optim_problems(path, format=format)
+    assert (problem.id, problem.source) == (f"{source}-0", source)
 
 
 @pytest.mark.parametrize("value", ["about 12", None, True, "nan", ""])

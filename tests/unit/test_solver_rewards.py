@@ -218,3 +218,22 @@ def test_config_errors_are_one_line_execrl_errors():
     with pytest.raises(ExecrlError, match="accuracy_weight"):
         solver_reward_config({"accuracy_weight": -1})
     assert solver_reward_config({"preset": "authors"}) is SOLVER_PRESETS["authors"]
+
+
+def test_tolerance_presets_are_named_for_the_numbers_they_reproduce():
+    """ORLM's rule (rounded to integers, relative error < 5%) beside the strict ones."""
+    from execrl.rewards.solver import ORLM, TOLERANCE_PRESETS, tolerance_preset
+
+    assert set(TOLERANCE_PRESETS) == {
+        "paper-reward",
+        "strict-relative",
+        "authors-code",
+        "orlm-rounded-5pct",
+    }
+    assert tolerance_preset("orlm-rounded-5pct") is ORLM
+    assert ORLM.close(104.4, 100.0) and ORLM.close(95.6, 100.0)  # 104 and 96: 4%
+    assert not ORLM.close(104.6, 100.0)  # rounds to 105: 5% is not below 5%
+    assert not ORLM.close(105.5, 100.0)  # rounds to 106: 6%
+    assert ORLM.close(0.4, 0.0) and not ORLM.close(0.6, 0.0)  # round(y*) = 0: denominator 1
+    assert not tolerance_preset("strict-relative").close(100.001, 100.0)
+    assert tolerance_preset("paper-reward").close(100.009, 100.0)

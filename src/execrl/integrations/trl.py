@@ -186,7 +186,8 @@ class SolverRewardFunction(ExecrlRewardFunction):
     ``"unbounded"``) under a solver reward (``"paper"``, ``"authors"``, a mapping such as
     ``{"preset": "paper", "stage": 2}``, or a SolverRewardConfig). Pool, pickling and
     ``close()`` work as for :class:`ExecrlRewardFunction`; the pool it opens can import the
-    solvers (``solver_executor``)."""
+    solvers (``solver_executor``). A completion gets None (TRL skips it) when its run was
+    inconclusive or its solver is not installed or licensed here (``solver_unavailable``)."""
 
     def __init__(
         self,

@@ -161,7 +161,10 @@ SOLVER_SCORE_KEYS = (
     "correct",
     "inconclusive",
 )
-"""Every dict :func:`compute_solver_score` returns has exactly these keys, all floats."""
+"""Every dict :func:`compute_solver_score` returns has exactly these keys, all floats.
+``inconclusive`` is 1 (and ``score`` 0) when the response has no reward: the sandbox failed,
+or the code needs a solver that is not installed or licensed here (``solver_unavailable``,
+an infrastructure failure): leave such samples out of the batch's statistics."""
 
 
 def compute_solver_score(

@@ -20,7 +20,8 @@ matching line wins; each pattern matches a whole line (leading and trailing spac
 - ``marker``: only the harness's own marker line ``EXECRL_ANSWER: <number|infeasible|unbounded>``.
 
 Every convention also accepts the marker line. Sentinels that datasets and evaluation scripts
-use for "no valid answer" (−9999, −99999, ``No Best Solution``) are read as no answer.
+use for "no valid answer" (−9999, −99999, a line ``No Best Solution``) are read as no answer:
+printed last, they cancel an earlier answer line.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ _STATUS = r"(?P<status>infeasible|unbounded|no\s+best\s+solution)"
 _WORD = r"[A-Za-z]+"
 
 _MARKER_LINES = (rf"{MARKER}\s*:?\s*{_NUMBER}{_TAIL}", rf"{MARKER}\s*:?\s*{_STATUS}{_TAIL}")
+_NO_ANSWER_LINES = (rf"(?P<status>no\s+best\s+solution){_TAIL}",)
 _EXECRL_LINES = (
     rf"(?:{_WORD}\s+){{0,2}}objective\s*:\s*{_NUMBER}{_TAIL}",
     rf"status\s*:\s*{_STATUS}{_TAIL}",
@@ -111,9 +113,11 @@ def _convention(name: str, *groups: Sequence[str]) -> AnswerConvention:
 
 
 ANSWER_CONVENTIONS: dict[str, AnswerConvention] = {
-    "execrl": _convention("execrl", _MARKER_LINES, _EXECRL_LINES),
-    "sirl": _convention("sirl", _MARKER_LINES, _SIRL_LINES, _EXECRL_LINES),
-    "orlm": _convention("orlm", _MARKER_LINES, _ORLM_LINES, _SIRL_LINES, _EXECRL_LINES),
+    "execrl": _convention("execrl", _MARKER_LINES, _NO_ANSWER_LINES, _EXECRL_LINES),
+    "sirl": _convention("sirl", _MARKER_LINES, _NO_ANSWER_LINES, _SIRL_LINES, _EXECRL_LINES),
+    "orlm": _convention(
+        "orlm", _MARKER_LINES, _NO_ANSWER_LINES, _ORLM_LINES, _SIRL_LINES, _EXECRL_LINES
+    ),
     "marker": _convention("marker", _MARKER_LINES),
 }
 """The named answer conventions (module docstring)."""

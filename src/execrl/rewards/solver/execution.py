@@ -1,23 +1,28 @@
 """Running solver code in the sandbox and reading back what it reports.
 
-**The convention** (documented in docs/solver-rewards.md; bundled responses follow it):
+**The convention** (docs/solver-rewards.md; bundled responses follow it):
 
-- The program prints, on stdout, a line ``objective: <number>`` for an optimal solve, or
-  ``status: infeasible`` / ``status: unbounded``. The last such line wins; the match is
-  case-insensitive and other output is allowed around it (``Optimal objective: 39.0`` counts).
-  The number may be followed by punctuation (``objective: 34.0 (optimal)``) but not by a word
-  (``objective: 3 x + 4 y`` is a printed model, not a result).
+- The program reports with ``print()`` in its own code, one line of an answer convention
+  (:mod:`execrl.rewards.solver.answers`; default ``objective: <number>`` or
+  ``status: infeasible`` / ``status: unbounded``; the last answer line wins).
 - The program writes its model in LP format to ``model.lp`` in its working directory (the
   sandbox's private scratch directory).
 
-**How the parent reads the model back, without changing the sandbox:** execrl runs a trusted
-wrapper around the program (as ``solution.py``, so tracebacks show its own line numbers); in
-a ``finally`` after the program, the wrapper copies ``model.lp`` (up to
-``MAX_MODEL_BYTES``) to stdout between two marker lines, and the parent cuts it out again.
-The wrapper also puts the host's site-packages on ``sys.path``: the solver executor
-(:func:`solver_executor`) mounts them read-only inside the sandbox, so highspy, PuLP (with
-its bundled CBC binary) and OR-Tools import there as they do on the host. The sandbox keeps
-every other promise: no network, limits enforced, a fresh scratch directory per run.
+**The wrapper.** execrl runs a trusted wrapper around the program (as ``solution.py``, so
+tracebacks show its own line numbers). It
+
+- separates the answer channel from solver logs: file descriptor 1 is pointed at stderr (C
+  libraries' logs, CBC as a child process) and so is ``sys.stdout`` (Python libraries' logs);
+  only the program's own ``print`` writes to the real stdout;
+- compiles the program *inside the sandbox* (the host never compiles it: no host warnings,
+  no ``-W error`` surprises) and reports a syntax error on the answer channel;
+- in a ``finally`` after the program, copies ``model.lp`` (up to ``MAX_MODEL_BYTES``) to the
+  answer channel between two marker lines, which the parent cuts out again.
+
+The solver executor (:func:`solver_executor`) adds the solvers' site-packages (and any
+``site_paths``: a solver installed elsewhere) to the sandbox's ``extra_site_paths``, so they
+import there as on the host. The sandbox keeps every other promise: no network, limits
+enforced, a fresh scratch directory per run.
 """
 
 from __future__ import annotations
