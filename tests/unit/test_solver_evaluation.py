@@ -98,3 +98,20 @@ def test_breakdown_plot(tmp_path):
     pytest.importorskip("matplotlib")
     path = plot_breakdown(summarise_evaluation(PROBLEMS, SCORES), tmp_path / "b.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_unavailable_module_names_the_solver_from_the_detail():
+    from execrl.rewards.solver.evaluation import unavailable_module
+
+    gurobi = (
+        "solver not available (licence): gurobipy._exception.GurobiError: Model too large for "
+        "size-limited license; visit https://gurobi.com/unrestricted for more information"
+    )
+    copt = "solver not available (licence): coptcore.CoptError: 4, (LICENSE) Fail to solve"
+    missing = "solver not available: coptpy is not installed; install it with: pip install x"
+    assert [unavailable_module(d) for d in (gurobi, copt, missing, "odd")] == [
+        "gurobipy",
+        "coptpy",
+        "coptpy",
+        "unknown",
+    ]
