@@ -125,6 +125,16 @@ def test_eval_reports_a_missing_solver_as_such(tmp_path, capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "warning: 2 samples need mosek, which is not available here" in out
     assert "install it with: install mosek with a MOSEK licence" in out
+    scores = tmp_path / "scores.jsonl"
+    rows_file = tmp_path / "r.jsonl"
+    assert execrl("solver", "score", str(rows_file), "--out", str(scores)) == EXIT_OK
+    verdicts = [json.loads(line)["verdict"] for line in scores.read_text().splitlines()]
+    assert verdicts == ["solver_unavailable", "solver_unavailable", "correct"]
+    assert [json.loads(line)["reward"] for line in scores.read_text().splitlines()][:2] == [
+        None
+    ] * 2
+    out = " ".join(capsys.readouterr().out.split())
+    assert "warning: 2 samples need mosek" in out and "no reward (left out of the mean)" in out
 
 
 def test_score_with_a_site_path_imports_a_solver_installed_elsewhere(tmp_path, capsys):

@@ -37,6 +37,7 @@ from execrl.rewards.solver.evaluation import (
     evaluate_solver_samples,
     plot_breakdown,
     read_responses,
+    unavailable_module,
 )
 from execrl.rewards.solver.execution import (
     DEFAULT_SOLVER_LIMITS,
@@ -48,6 +49,7 @@ from execrl.rewards.solver.rewards import (
     SOLVER_PRESETS,
     TOLERANCE_PRESETS,
     Tolerance,
+    Verdict,
     score_solver_responses,
     solver_reward_config,
 )
@@ -179,6 +181,12 @@ def cmd_score(args: argparse.Namespace) -> int:
         f"{len(scores)} responses, mean reward {mean:.3f} (maximum {config.max_reward:g}, "
         f"{args.reward}, stage {args.stage})"
     )
+    missing: dict[str, int] = {}
+    for s in scores:
+        if s.verdict is Verdict.SOLVER_UNAVAILABLE:
+            module = unavailable_module(s.run.detail)
+            missing[module] = missing.get(module, 0) + 1
+    _warn_unavailable(missing, "no reward (left out of the mean)")
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         with args.out.open("w", encoding="utf-8") as f:
@@ -238,20 +246,25 @@ def cmd_eval(args: argparse.Namespace) -> int:
             answers=args.answers,
         )
     console.print(evaluation_table(result.report))
-    for module, count in result.report.overall.unavailable_solvers.items():
-        hint = install_hint(module)
-        console.print(
-            f"[yellow]warning:[/yellow] {count} samples need {escape(module)}, which is not "
-            f"available here (not installed, or its licence is too small for the model); "
-            f"scored solver_unavailable, left out of the rates"
-            + (f"; install it with: {escape(hint)}" if hint else ""),
-            highlight=False,
-        )
+    _warn_unavailable(result.report.overall.unavailable_solvers, "left out of the rates")
     if args.out:
         save_json(result.report, args.out)
     if args.plot:
         console.print(f"plot in {plot_breakdown(result.report, args.plot)}")
     return EXIT_OK
+
+
+def _warn_unavailable(counts: dict[str, int], consequence: str) -> None:
+    """One warning line per solver the responses need and this machine lacks."""
+    for module, count in sorted(counts.items()):
+        hint = install_hint(module)
+        console.print(
+            f"[yellow]warning:[/yellow] {count} samples need {escape(module)}, which is not "
+            f"available here (not installed, or its licence is too small for the model); "
+            f"scored solver_unavailable, {consequence}"
+            + (f"; install it with: {escape(hint)}" if hint else ""),
+            highlight=False,
+        )
 
 
 def _tolerance(args: argparse.Namespace) -> Tolerance:
