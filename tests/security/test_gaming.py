@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from execrl.problems import AssertTest, StdioTest
+from execrl.problems import AssertTest, CallTest, StdioTest
 from execrl.sandbox import LocalExecutor, _zygote
 from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.forkserver import ForkServer, SandboxCrashed
@@ -238,6 +238,14 @@ def test_an_assert_program_cannot_make_its_failure_inconclusive(one_worker):
 
 def test_a_real_setup_failure_is_still_inconclusive(one_worker):
     result = run_assert(one_worker, "def f(x): return x + 1", "assert f(1) == 2", prelude="1/0")
+    assert result.status is Status.INCONCLUSIVE
+    assert "the prelude raised ZeroDivisionError" in result.detail
+
+
+def test_a_real_setup_failure_of_a_spare_child_is_inconclusive(one_worker):
+    test = CallTest(id="c", fn_name="f", args=[1], expected=2)
+    request = ExecutionRequest(program="def f(x): return x + 1", tests=[test], prelude="1/0")
+    result = one_worker.execute(request).results[0]
     assert result.status is Status.INCONCLUSIVE
     assert "the prelude raised ZeroDivisionError" in result.detail
 
