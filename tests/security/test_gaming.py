@@ -268,9 +268,22 @@ def test_memoryerror_on_stderr_is_not_a_memory_limit(one_worker):
     assert run_assert(one_worker, program, "assert f(1) == 2").status is Status.RUNTIME_ERROR
 
 
+def test_a_class_named_memoryerror_is_not_a_memory_limit(one_worker):
+    program = """\
+    class MemoryError(Exception):
+        pass
+    def f(x):
+        raise MemoryError("out of memory, honestly")
+    """
+    assert run_assert(one_worker, program, "assert f(1) == 2").status is Status.RUNTIME_ERROR
+
+
 def test_a_real_memory_error_is_a_memory_limit(one_worker):
     limits = Limits(cpu_time_s=5, memory_mb=100)
     result = status(one_worker, "x = bytearray(600 * 1024**2)", limits=limits)
+    assert result.status is Status.MEMORY_LIMIT
+    program = "def f(x):\n    return bytearray(600 * 1024**2)"
+    result = run_assert(one_worker, program, "assert f(1) == 2", limits=limits)
     assert result.status is Status.MEMORY_LIMIT
 
 

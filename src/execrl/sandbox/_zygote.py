@@ -1885,7 +1885,9 @@ def _run_checker(test: dict) -> None:
     except BaseException as exc:
         if getattr(exc, "_execrl_from_program", False):
             detail = f"the program raised {_format_exc_line(exc)}"
-            report = {"candidate_raised": True, "detail": detail}
+            # (a built-in MemoryError of the candidate, not a class of its own of that name)
+            memory = isinstance(exc, MemoryError)
+            report = {"candidate_raised": True, "detail": detail, "memory_error": memory}
         elif isinstance(exc, AssertionError):
             report = {"assertion": True, "detail": _format_exc_line(exc)}
         else:

@@ -446,7 +446,7 @@ def _judge_assert(test: AssertTest, channel: bytes, stderr: str, run: dict) -> t
             return Status.RUNTIME_ERROR, f"{detail}: {last}" if last else detail
         return Status.RUNTIME_ERROR, detail or "the program failed"
     if report.get("candidate_raised"):
-        if "MemoryError" in detail:
+        if report.get("memory_error") is True:  # the checker's own finding, not the text
             return Status.MEMORY_LIMIT, detail
         return Status.RUNTIME_ERROR, detail
     if report.get("assertion"):
