@@ -207,6 +207,7 @@ def test_cgroups_are_removed_when_the_executor_closes():
     with LocalExecutor(workers=2, config=SandboxConfig(strict=False)) as executor:
         uids = executor.uids
     roots = [r.path for r in (probe().cpu_cgroup, probe().memory_cgroup) if r is not None]
+    roots += [probe().pids_cgroup] if probe().pids_cgroup is not None else []
     left = [p for root in roots for uid in uids for p in root.glob(f"execrl-{os.getpid()}-{uid}")]
     assert left == []
 
