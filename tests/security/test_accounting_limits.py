@@ -449,3 +449,18 @@ def test_executors_in_one_process_and_in_two_processes_get_disjoint_uids():
         assert len(c) == 2 and len(set(uids)) == 6, uids
         run = a.run("import os; print(os.getuid())", [StdioTest(id="t", input="", output="")])
         assert run.results[0].status in (Status.SUCCESS, Status.WRONG_ANSWER)
+
+
+@NEEDS_CPU_CGROUP
+def test_cgroups_of_a_killed_host_process_are_removed_by_the_next_one(server):
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    root = probe().cpu_cgroup.path
+    stale = root / f"execrl-{dead.pid}-1"
+    for path in (stale, stale / "server", stale / "test"):
+        path.mkdir(exist_ok=True)
+    live = list(root.glob(f"execrl-{os.getpid()}-{server.uid}"))
+    forkserver._remove_stale_cgroups.__wrapped__((root,))
+    assert not stale.exists()
+    assert live and all(p.exists() for p in live), "a live server's cgroups stay"
+    assert run_raw(server, "print(1)")["stdout"] == "1\n"

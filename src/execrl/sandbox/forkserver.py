@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import json
 import os
 import select
@@ -324,6 +325,8 @@ class ForkServer:
         lacks cpu-cgroup and memory-cgroup)."""
         spec: dict = {"server_procs": [], "test_procs": [], "cpu": None, "memory": None}
         done: dict[Path, Path] = {}
+        roots = (self.probe.cpu_cgroup, self.probe.memory_cgroup)
+        _remove_stale_cgroups((*(r.path for r in roots if r), self.probe.pids_cgroup))
         for kind, root in (("cpu", self.probe.cpu_cgroup), ("memory", self.probe.memory_cgroup)):
             if root is None:
                 continue
@@ -380,3 +383,41 @@ class ForkServer:
                     break
                 except OSError:
                     time.sleep(0.01 * (attempt + 1))
+
+
+@functools.cache
+def _remove_stale_cgroups(roots: tuple[Path | None, ...]) -> None:
+    """Once per process: remove cgroups a killed host process left behind (``execrl-<pid>-…``
+    whose pid is gone and that hold no process; a live server's zygote is always in its
+    ``server`` cgroup, so no live server's cgroups qualify)."""
+    for root in roots:
+        if root is None:
+            continue
+        with contextlib.suppress(OSError):
+            for path in root.glob("execrl-*-*"):
+                pid = path.name.split("-")[1]
+                if not pid.isdigit() or _alive(int(pid)):
+                    continue
+                children = [path / name for name in ("test", "server")]
+                if any(_read_procs(p) for p in [*children, path]):
+                    continue
+                for directory in [*children, path]:
+                    with contextlib.suppress(OSError):
+                        directory.rmdir()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _read_procs(cgroup: Path) -> str:
+    try:
+        return (cgroup / "cgroup.procs").read_text().strip()
+    except OSError:
+        return ""
