@@ -1,14 +1,18 @@
-"""Helpers shared by the command modules: the console and the exit codes."""
+"""Helpers shared by the command modules: the console, the exit codes, and ``safe_text`` for
+anything a checked program (or a data file) wrote."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
 
 from execrl.errors import ExecrlError
 from execrl.problems.io import BUNDLED, FORMATS
@@ -23,6 +27,34 @@ EXIT_EXECRL_FAILED = 2
 
 # Rich falls back to 80 columns when piped; tables of timings need more room in logs and CI.
 console = Console(width=None if sys.stdout.isatty() else 140)
+
+
+# C0 controls but newline and tab, DEL, C1 (ESC and CSI start every terminal sequence), and
+# Unicode's bidirectional overrides (they reorder what the reader sees).
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: object) -> str:
+    """``text`` with every control character shown as its escape (``ESC`` → ``\\x1b``): a
+    program's output cannot move the cursor, set the title, write the clipboard or colour
+    the verdicts on the terminal."""
+    return _CONTROLS.sub(_escaped, str(text))
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe_text(text: object) -> Text:
+    """Program-written (or data-file) text for a table cell or ``console.print``: never read
+    as rich markup, control characters shown as escapes (``printable``)."""
+    return Text(printable(text))
+
+
+def safe_markup(text: object) -> str:
+    """``safe_text`` for embedding in a markup string (``f"[red]✗[/] {safe_markup(x)}"``)."""
+    return escape(printable(text))
 
 
 def fmt_ms(seconds: float | None) -> str:

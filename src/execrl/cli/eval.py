@@ -28,7 +28,7 @@ from typing import Any
 
 from rich.table import Table
 
-from execrl.cli._common import EXIT_OK, console
+from execrl.cli._common import EXIT_OK, console, safe_text
 from execrl.errors import ExecrlError
 from execrl.evaluate import (
     AXES,
@@ -331,7 +331,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     for model in data.models:
         mine = [s for s in scores if s.model == model]
         table.add_row(
-            model,
+            safe_text(model),
             str(len(mine)),
             str(sum(s.c_strict for s in mine)),
             str(sum(s.inconclusive for s in mine)),
@@ -603,5 +603,5 @@ def _print_table(title: str, header: list[str], rows: list[list[object]]) -> Non
     for i, col in enumerate(header):
         table.add_column(col, justify="left" if i == 0 or col in ("model", "baseline") else "right")
     for row in rows:
-        table.add_row(*(str(c) for c in row))
+        table.add_row(*(safe_text(c) for c in row))
     console.print(table)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rich.markup import escape
 from rich.table import Table
 
 from execrl.cli._common import (
@@ -15,6 +14,8 @@ from execrl.cli._common import (
     add_source_arguments,
     console,
     fmt_ms,
+    safe_markup,
+    safe_text,
     sandbox_config,
 )
 from execrl.datagen.build import build_tests
@@ -106,7 +107,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     console.print("tests: " + ", ".join(f"{g.value} {len(problem.tests_in(g))}" for g in TestGroup))
     for ref in problem.references:
         note = ref.tier or ref.flaw or ""
-        console.print(f"  {ref.label.value:9} {ref.name:28} {escape(note)}", highlight=False)
+        line = f"  {ref.label.value:9} {ref.name:28} {note}"
+        console.print(safe_text(line), highlight=False)
     return EXIT_OK
 
 
@@ -186,15 +188,15 @@ def check_table(report: ProblemReport) -> Table:
         failed = ref_report.failed_test_ids
         mark = "" if ref_report.as_expected else "[red]✗ [/]"
         table.add_row(
-            mark + ref.name,
+            mark + safe_markup(ref.name),
             ref.label.value,
-            escape(ref.tier or ref.flaw or ""),
+            safe_markup(ref.tier or ref.flaw or ""),
             _expects(ref),
             ", ".join(f"{status} {n}" for status, n in ref_report.verdict_counts.items()),
             f"{passed}/{len(results)}",
             fmt_ms(sum(opt) / len(opt) if opt else None),
             fmt_ms(max(opt) if opt else None),
-            ", ".join(failed[:4]) + (" …" if len(failed) > 4 else "")
+            safe_text(", ".join(failed[:4]) + (" …" if len(failed) > 4 else ""))
             if ref.label is ReferenceLabel.INCORRECT or failed
             else "",
         )

@@ -14,6 +14,8 @@ from execrl.cli._common import (
     add_sandbox_arguments,
     console,
     fmt_ms,
+    safe_markup,
+    safe_text,
     sandbox_config,
 )
 from execrl.errors import LoaderError
@@ -94,12 +96,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     for r in record.results:
         colour = "green" if r.passed else "red"
         table.add_row(
-            r.test_id,
+            safe_text(r.test_id),
             groups[r.test_id],
             f"[{colour}]{r.status.value}[/]",
             fmt_ms(r.cpu_s),
             fmt_ms(r.wall_s),
-            r.detail,
+            safe_text(r.detail),  # the program's own words (stderr, output): text, not markup
         )
     console.print(table)
     passed = sum(r.passed for r in record.results)
@@ -129,7 +131,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
                 "print(int(input()) + 1)", [StdioTest(id="smoke", input="41", output="42")]
             )
     except Exception as exc:  # doctor reports every failure instead of raising
-        console.print(f"[red]smoke test failed:[/] {type(exc).__name__}: {exc}", highlight=False)
+        console.print(
+            f"[red]smoke test failed:[/] {type(exc).__name__}: {safe_markup(exc)}", highlight=False
+        )
         return EXIT_EXECRL_FAILED
     (result,) = record.results
     console.print(

@@ -33,6 +33,7 @@ from execrl.cli._common import (
     add_source_arguments,
     console,
     fmt_ms,
+    safe_text,
     sandbox_config,
 )
 from execrl.datagen.verify import ProblemReport, verify_problem
@@ -485,8 +486,8 @@ def add_score_row(table: Table, problem_id: str, name: str, scored: Scored) -> N
         colour = "green" if scored.reward > 0 else "red"
         value = f"[{colour}]{scored.reward:+.2f}[/]"
     table.add_row(
-        problem_id,
-        escape(name),
+        safe_text(problem_id),
+        safe_text(name),
         value,
         str(o.c_cor),
         str(o.c_strict),
@@ -581,7 +582,7 @@ def add_summary_row(table: Table, report: ProblemReport) -> None:
         return f"[{colour}]{good}/{total}[/]"
 
     table.add_row(
-        problem.id,
+        safe_text(problem.id),
         problem.difficulty,
         str(len(problem.correctness_tests)),
         str(len(problem.optimization_tests)),

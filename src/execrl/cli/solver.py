@@ -23,6 +23,8 @@ from execrl.cli._common import (
     EXIT_OK,
     add_sandbox_arguments,
     console,
+    safe_markup,
+    safe_text,
     sandbox_config,
     save_json,
 )
@@ -166,7 +168,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     for row, s in zip(rows, scores, strict=True):
         reward = "—" if s.reward is None else f"{s.reward:.3g}"
         table.add_row(
-            escape(row.problem_id),
+            safe_text(row.problem_id),
             reward,
             f"{s.format_score:.3g}",
             f"{s.execution_score:g}",
@@ -323,7 +325,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     failed = [c for c in checks if not c.ok]
     for c in failed:
         where = c.label if c.index < 0 else f"incorrect[{c.index}] ({c.label})"
-        console.print(f"[red]✗[/red] {escape(c.problem_id)} {where}: {escape(c.problem)}")
+        console.print(f"[red]✗[/red] {safe_markup(c.problem_id)} {where}: {safe_markup(c.problem)}")
     references = sum(c.label == "reference" for c in checks)
     console.print(
         f"{len(problems)} problems: {references} references and {len(checks) - references} "
