@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import json
 import math
 import os
@@ -25,11 +26,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from execrl.problems.models import AssertTest, CallTest, Checker, Problem, StdioTest, TestCase
 from execrl.sandbox import _zygote
 from execrl.sandbox.batch import _progress
-from execrl.sandbox.compare import outputs_match, values_match
+from execrl.sandbox.compare import iter_tokens, outputs_match
 from execrl.sandbox.forkserver import ForkServer, RawRun, SandboxCrashed
 from execrl.sandbox.isolation import SandboxConfig
 from execrl.sandbox.limits import ExecutionOptions, Limits
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, Timing, program_sha256
+from execrl.sandbox.returned import ValueRejected, decode_returned, show
+from execrl.sandbox.returned import matches as returned_matches
 from execrl.sandbox.wrapping import wrap_stdin_program
 
 _wrapped_stdin_program = functools.lru_cache(maxsize=256)(wrap_stdin_program)
@@ -390,10 +393,10 @@ def _status(
             return Status.OUTPUT_LIMIT, "a file exceeded max_file_bytes"
         return Status.RUNTIME_ERROR, _last_line(stderr) or f"exit code {first['exit_code']}"
     if isinstance(test, StdioTest):
-        actual = raw.stdout.decode("utf-8", errors="replace")
+        actual, valid_utf8 = _decode_stdout(raw.stdout)
         if outputs_match(actual, test.output, checker):
             return Status.SUCCESS, ""
-        return Status.WRONG_ANSWER, _first_difference(actual, test.output, raw.stdout)
+        return Status.WRONG_ANSWER, _first_difference(actual, test.output, valid_utf8)
     if isinstance(test, CallTest):
         return _judge_call(test, raw.result)
     return _judge_assert(test, raw.result, stderr, first)
@@ -408,13 +411,15 @@ def _judge_call(test: CallTest, channel: bytes) -> tuple[Status, str]:
     try:
         payload = json.loads(channel)
         if isinstance(payload, dict) and "not_plain_data" in payload:
-            return Status.WRONG_ANSWER, str(payload["not_plain_data"])
-        value = _zygote.decode_value(payload)
+            return Status.WRONG_ANSWER, _short(str(payload["not_plain_data"]))
+        value = decode_returned(payload)  # bounded work: sets and dicts sorted, not hashed
+    except ValueRejected as exc:  # over a limit, or containing itself: never equal to expected
+        return Status.WRONG_ANSWER, str(exc)
     except (ValueError, TypeError, KeyError, RecursionError):
         return Status.RUNTIME_ERROR, "the function returned no readable value"
-    if any(values_match(value, e) for e in (test.expected, *test.also_accept)):
+    if any(returned_matches(value, e) for e in (test.expected, *test.also_accept)):
         return Status.SUCCESS, ""
-    return Status.WRONG_ANSWER, f"returned {_show(value)}, expected {_show(test.expected)}"
+    return Status.WRONG_ANSWER, f"returned {show(value)}, expected {_show(test.expected)}"
 
 
 def _show(value: Any, limit: int = 120) -> str:
@@ -471,16 +476,25 @@ def apply_intended_limit(result: TestResult, options: ExecutionOptions) -> TestR
     )
 
 
-def _first_difference(actual: str, expected: str, raw: bytes) -> str:
+def _decode_stdout(stdout: bytes) -> tuple[str, bool]:
+    """(the output as text, whether it was valid UTF-8): one decoding in the common case."""
     try:
-        raw.decode("utf-8")
+        return stdout.decode("utf-8"), True
     except UnicodeDecodeError:
+        return stdout.decode("utf-8", errors="replace"), False
+
+
+def _first_difference(actual: str, expected: str, valid_utf8: bool = True) -> str:
+    """The first differing token, or the token counts; read token by token (no lists)."""
+    if not valid_utf8:
         return "the output is not valid UTF-8"
-    got, want = actual.split(), expected.split()
-    for i, (a, e) in enumerate(zip(got, want, strict=False)):
-        if a != e:
-            return f"token {i}: got {a[:40]!r}, expected {e[:40]!r}"
-    return f"got {len(got)} tokens, expected {len(want)}"
+    got = want = 0
+    for a, e in itertools.zip_longest(iter_tokens(actual), iter_tokens(expected)):
+        if a is not None and e is not None and a != e:
+            return f"token {got}: got {a[:40]!r}, expected {e[:40]!r}"
+        got += a is not None
+        want += e is not None
+    return f"got {got} tokens, expected {want}"
 
 
 def _last_line(text: str) -> str:
