@@ -112,6 +112,11 @@ def test_unhashable_members_forged_into_a_set_are_unreadable():
     with pytest.raises(ValueError, match="unhashable"):
         decode_returned(forged)
     assert not isinstance(ValueError("x"), ValueRejected)
+    tuple_of_list = ([1],)  # fine as a value; only hashing it fails
+    status, _ = _judge_call(
+        CallTest(id="t", fn_name="f", args=[], expected=[[1]]), _encoded(tuple_of_list)
+    )
+    assert status is Status.SUCCESS
 
 
 def test_values_match_keeps_python_set_and_dict_semantics():

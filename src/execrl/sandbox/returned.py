@@ -16,6 +16,7 @@ so the host reads it with bounded work and memory:
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from execrl.sandbox.compare import SortedDict, SortedSet, _canonical_match, canonical, order_key
@@ -67,7 +68,9 @@ def decode_returned(data: Any) -> Any:
             member_keys = [_key(x, v, keys) for x, v in zip(items, values, strict=True)]
             built[i] = SortedSet(values, member_keys, frozen=kind == "frozenset")
         if kind == "tuple":
-            keys[i] = (7, tuple(_key(x, v, keys) for x, v in zip(items, values, strict=True)))
+            # a tuple holding a list has no key: fine until something hashes it (and fails)
+            with contextlib.suppress(ValueError):
+                keys[i] = (7, tuple(_key(x, v, keys) for x, v in zip(items, values, strict=True)))
         elif kind == "frozenset":
             keys[i] = (8, built[i].keys)
     return _item(data["root"], built)
