@@ -233,3 +233,31 @@ def test_safe_text_shows_controls_as_escapes():
     assert printable("a\x1b[2Jb\tc\nd\x7f\u202e") == "a\\x1b[2Jb\tc\nd\\x7f\\u202e"
     assert safe_text("[bold]x[/]").plain == "[bold]x[/]"
     assert safe_markup("[/]") == "\\[/]"
+
+
+def test_colliding_set_sent_to_an_assert_checker_is_bounded_by_the_wall_limit(executor):
+    """The checker of an assert test builds the real set (its test code compares with ==):
+    that O(n²) work happens in the sandbox and ends at the test's wall-clock limit."""
+    from execrl.problems import AssertTest
+    from execrl.sandbox.limits import Limits
+
+    # The candidate cannot build such a set cheaply either, but it can forge its reply: the
+    # zygote's encoder is a global of its own process.
+    program = (
+        "import __main__\n"
+        "def forged(value, **_):\n"
+        "    table = [['set', [k * (2**61 - 1) for k in range(100_000)]]]\n"
+        "    return {'root': {'ref': 0}, 'table': table}\n"
+        "__main__.encode_value = forged\n"
+        "def f():\n"
+        "    return set()\n"
+    )
+    code = "def check(candidate):\n    assert candidate() == set()\n"
+    test = AssertTest(id="a", entry_point="f", code=code)
+    limits = Limits(cpu_time_s=30.0, wall_time_s=3.0)
+    start = time.perf_counter()
+    record = executor.run(program, [test], limits)
+    elapsed = time.perf_counter() - start
+    (result,) = record.results
+    assert result.status is Status.TIMEOUT, result.detail  # the checker was still hashing
+    assert elapsed < 10.0
