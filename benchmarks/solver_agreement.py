@@ -47,6 +47,18 @@ EXPECTED = {
 
 
 # -- one model in each API ------------------------------------------------------------------
+
+
+def _report(infeasible_when: str, value: str, report: str) -> list[str]:
+    """The lines that print the answer: the status when infeasible, else the objective."""
+    return [
+        f"if {infeasible_when}:",
+        f"    {report.format(status='infeasible')}",
+        "else:",
+        f"    {report.format(value=value)}",
+    ]
+
+
 def _terms(coefs: list[float], names: list[str]) -> str:
     return " + ".join(f"{c} * {n}" for c, n in zip(coefs, names, strict=True) if c)
 
@@ -67,13 +79,12 @@ def highspy_code(model: dict, report: str) -> str:
         f"({_terms(model['objective'], names)})"
     ]
     lines += ['h.writeModel("model.lp")']
-    lines += [
-        "status = h.getModelStatus()",
-        "if status == highspy.HighsModelStatus.kInfeasible:",
-        f"    {report.format(status='infeasible')}",
-        "else:",
-        f"    {report.format(value='h.getInfo().objective_function_value')}",
-    ]
+    lines += ["status = h.getModelStatus()"]
+    lines += _report(
+        "status == highspy.HighsModelStatus.kInfeasible",
+        "h.getInfo().objective_function_value",
+        report,
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -87,12 +98,9 @@ def pulp_code(model: dict, report: str) -> str:
     lines += [f"prob += {_terms(model['objective'], names)}"]
     lines += [f"prob += {row}" for row in _rows(model, names)]
     lines += ['prob.writeLP("model.lp")', "prob.solve(pulp.PULP_CBC_CMD(msg=True))"]
-    lines += [
-        'if pulp.LpStatus[prob.status] == "Infeasible":',
-        f"    {report.format(status='infeasible')}",
-        "else:",
-        f"    {report.format(value='pulp.value(prob.objective)')}",
-    ]
+    lines += _report(
+        'pulp.LpStatus[prob.status] == "Infeasible"', "pulp.value(prob.objective)", report
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -114,12 +122,7 @@ def ortools_code(model: dict, report: str) -> str:
     ]
     lines += ["solver.EnableOutput()", "status = solver.Solve()"]
     lines += ['open("model.lp", "w").write(solver.ExportModelAsLpFormat(False))']
-    lines += [
-        "if status == pywraplp.Solver.INFEASIBLE:",
-        f"    {report.format(status='infeasible')}",
-        "else:",
-        f"    {report.format(value='solver.Objective().Value()')}",
-    ]
+    lines += _report("status == pywraplp.Solver.INFEASIBLE", "solver.Objective().Value()", report)
     return "\n".join(lines) + "\n"
 
 
@@ -133,12 +136,7 @@ def pyscipopt_code(model: dict, report: str) -> str:
     sense = "maximize" if model["sense"] == "max" else "minimize"
     lines += [f"m.setObjective({_terms(model['objective'], names)}, {sense!r})"]
     lines += ['m.writeProblem("model.lp")', "m.optimize()"]
-    lines += [
-        'if m.getStatus() == "infeasible":',
-        f"    {report.format(status='infeasible')}",
-        "else:",
-        f"    {report.format(value='m.getObjVal()')}",
-    ]
+    lines += _report('m.getStatus() == "infeasible"', "m.getObjVal()", report)
     return "\n".join(lines) + "\n"
 
 
@@ -175,12 +173,7 @@ def cvxpy_code(model: dict, report: str) -> str:
     sense = "cp.Maximize" if model["sense"] == "max" else "cp.Minimize"
     lines += [f"problem = cp.Problem({sense}({_terms(model['objective'], names)}), constraints)"]
     lines += ["problem.solve(solver=cp.HIGHS, verbose=True)"]
-    lines += [
-        'if problem.status == "infeasible":',
-        f"    {report.format(status='infeasible')}",
-        "else:",
-        f"    {report.format(value='problem.value')}",
-    ]
+    lines += _report('problem.status == "infeasible"', "problem.value", report)
     return "\n".join(lines) + "\n"
 
 
@@ -194,12 +187,7 @@ def gurobipy_code(model: dict, report: str) -> str:
     sense = "GRB.MAXIMIZE" if model["sense"] == "max" else "GRB.MINIMIZE"
     lines += [f"m.setObjective({_terms(model['objective'], names)}, {sense})"]
     lines += ["m.Params.DualReductions = 0", "m.optimize()", 'm.write("model.lp")']
-    lines += [
-        "if m.Status == GRB.INFEASIBLE:",
-        f"    {report.format(status='infeasible')}",
-        "else:",
-        f"    {report.format(value='m.ObjVal')}",
-    ]
+    lines += _report("m.Status == GRB.INFEASIBLE", "m.ObjVal", report)
     return "\n".join(lines) + "\n"
 
 
@@ -214,12 +202,7 @@ def coptpy_code(model: dict, report: str) -> str:
     sense = "COPT.MAXIMIZE" if model["sense"] == "max" else "COPT.MINIMIZE"
     lines += [f"m.setObjective({_terms(model['objective'], names)}, sense={sense})"]
     lines += ["m.solve()", 'm.write("model.lp")']
-    lines += [
-        "if m.status == COPT.INFEASIBLE:",
-        f"    {report.format(status='infeasible')}",
-        "else:",
-        f"    {report.format(value='m.objval')}",
-    ]
+    lines += _report("m.status == COPT.INFEASIBLE", "m.objval", report)
     return "\n".join(lines) + "\n"
 
 
