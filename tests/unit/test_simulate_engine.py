@@ -1,12 +1,11 @@
 """The vectorised engine against execrl's own per-outcome code (``Environment.outcome`` on
 each stored record against the other references, then the reward): every signal and every
-reward must be equal to within ``ULPS`` units in the last place of 1.0 (signals and rewards
-live in [-1, 1]; numpy's ``log10`` and ``math.log10`` may differ by one ulp, depending on the
-numpy build, and ``c_cor + m - 1`` carries that ulp of 1.0 into smaller rewards), for every (problem,
-reference) pair of corpora built to be
-awkward — durations on a coarse clock (ties), runs missing from the records, failures,
-inconclusive runs, flaky references, problems of different sizes (padding) and a cap below
-the problems' limits."""
+reward must be equal to within ``ULPS`` units in the last place of 1.0 (signals and
+rewards live in [-1, 1]; numpy's ``log10`` and ``math.log10`` may differ by one ulp,
+depending on the numpy build, and ``c_cor + m - 1`` carries that ulp of 1.0 into smaller
+rewards), for every (problem, reference) pair of corpora built to be awkward — durations
+on a coarse clock (ties), runs missing from the records, failures, inconclusive runs, flaky
+references, problems of different sizes (padding) and a cap below the problems' limits."""
 
 from __future__ import annotations
 
