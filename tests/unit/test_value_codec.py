@@ -119,3 +119,55 @@ def test_subclasses_are_read_through_the_base_type():
 def test_malformed_data_is_a_value_error(data):
     with pytest.raises(ValueError):
         decode_value(data)
+
+
+# --- the plain fast path: JSON-as-it-stands values skip the object table -------------------
+
+plain_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**4000), max_value=2**4000)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=5),
+    max_leaves=30,
+)
+
+
+@given(plain_values)
+def test_plain_values_travel_without_the_table_and_come_back_equal(value):
+    from execrl.sandbox.returned import decode_returned
+
+    encoded = encode_value(value)
+    assert set(encoded) == {"plain"}
+    wire = json.loads(json.dumps(encoded))
+    assert decode_value(wire) == value and decode_returned(wire) == value
+
+
+def test_what_is_not_plain_keeps_the_table():
+    shared = [1]
+    for value in ((1, 2), [(1,)], {"a": 1}, {1}, [shared, shared], 2**5000, math.inf, [b"x"]):
+        assert set(encode_value(value)) == {"root", "table"}, value
+    deep = []
+    for _ in range(40):
+        deep = [deep]
+    assert set(encode_value(deep)) == {"root", "table"}
+    assert set(encode_value(list(range(5000)))) == {"root", "table"}
+    decoded = decode_value(json.loads(json.dumps(encode_value([shared, shared]))))
+    assert decoded[0] is decoded[1]  # identity kept where it exists
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [{"a": 1}, [[{"a": 1}]], [1, [2, {}]], list(range(5000)), "nested"],
+)
+def test_a_forged_plain_value_outside_the_rules_is_refused(forged):
+    from execrl.sandbox.returned import decode_returned
+
+    if forged == "nested":
+        forged = []
+        for _ in range(40):
+            forged = [forged]
+    for decode in (decode_value, decode_returned):
+        with pytest.raises(ValueError):
+            decode({"plain": forged})

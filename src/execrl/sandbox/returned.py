@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+from execrl.sandbox._zygote import checked_plain
 from execrl.sandbox.compare import SortedDict, SortedSet, _canonical_match, canonical, order_key
 
 MAX_DEPTH = 256
@@ -39,6 +40,8 @@ class ValueRejected(ValueError):
 def decode_returned(data: Any) -> Any:
     """The value ``encode_value`` encoded, with sets and dicts as ``SortedSet`` /
     ``SortedDict``. ``ValueRejected`` over a limit; ``ValueError`` when malformed."""
+    if isinstance(data, dict) and len(data) == 1 and "plain" in data:  # lists and scalars only
+        return checked_plain(data["plain"])
     if not isinstance(data, dict) or set(data) != {"root", "table"}:
         raise ValueError("not an encoded value")
     table = data["table"]
