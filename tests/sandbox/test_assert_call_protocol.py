@@ -8,7 +8,9 @@ expected exceptions, the program's own error in the verdict, and big integers.
 
 from __future__ import annotations
 
+import json
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -16,86 +18,10 @@ from execrl.problems import AssertTest, CallTest
 from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.records import Status
 
-LEETCODE_PRELUDE = textwrap.dedent(
-    """\
-    import random
-    import functools
-    import collections
-    import string
-    import math
-    import datetime
-
-    from typing import *
-    from functools import *
-    from collections import *
-    from itertools import *
-    from heapq import *
-    from bisect import *
-    from string import *
-    from operator import *
-    from math import *
-
-    inf = float('inf')
-
-    class ListNode:
-        def __init__(self, val=0, next=None):
-            self.val = val
-            self.next = next
-
-    def list_node(values: list):
-        if not values:
-            return None
-        head = ListNode(values[0])
-        p = head
-        for val in values[1:]:
-            node = ListNode(val)
-            p.next = node
-            p = node
-        return head
-
-    def is_same_list(p1, p2):
-        if p1 is None and p2 is None:
-            return True
-        if not p1 or not p2:
-            return False
-        return p1.val == p2.val and is_same_list(p1.next, p2.next)
-
-    class TreeNode:
-        def __init__(self, val=0, left=None, right=None):
-            self.val = val
-            self.left = left
-            self.right = right
-
-    def tree_node(values: list):
-        if not values:
-            return None
-        root = TreeNode(values[0])
-        i = 1
-        queue = deque()
-        queue.append(root)
-        while queue:
-            node = queue.popleft()
-            if i < len(values) and values[i] is not None:
-                node.left = TreeNode(values[i])
-                queue.append(node.left)
-            i += 1
-            if i < len(values) and values[i] is not None:
-                node.right = TreeNode(values[i])
-                queue.append(node.right)
-            i += 1
-        return root
-
-    def is_same_tree(p, q):
-        if not p and not q:
-            return True
-        elif not p or not q:
-            return False
-        elif p.val != q.val:
-            return False
-        else:
-            return is_same_tree(p.left, q.left) and is_same_tree(p.right, q.right)
-    """
-)
+_LEETCODE_ROWS = Path(__file__).parents[1] / "fixtures" / "leetcode" / "leetcode.jsonl"
+LEETCODE_PRELUDE = json.loads(_LEETCODE_ROWS.read_text().splitlines()[0])["prompt"]
+"""LeetCodeDataset's harness prelude (imports, ListNode/TreeNode and their helpers), as the
+real-format fixture has it."""
 
 
 def run(executor, program: str, test, *, prelude: str | None = None, starter: str | None = None):

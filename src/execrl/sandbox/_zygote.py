@@ -278,14 +278,23 @@ def _index(ref, size: int) -> int:
     return ref
 
 
-def _decode(data, classes: dict, remote):
+def encoded_table(data) -> list | None:
+    """The table of what ``encode_value`` wrote, or None when it is a plain value (then
+    ``data["plain"]`` is checked and can be used as it is); ValueError when it is neither."""
     if isinstance(data, dict) and len(data) == 1 and "plain" in data:
-        return checked_plain(data["plain"])
+        checked_plain(data["plain"])
+        return None
     if not isinstance(data, dict) or set(data) != {"root", "table"}:
         raise ValueError("not an encoded value")
-    table = data["table"]
-    if not isinstance(table, list):
+    if not isinstance(data["table"], list):
         raise ValueError("malformed table")
+    return data["table"]
+
+
+def _decode(data, classes: dict, remote):
+    table = encoded_table(data)
+    if table is None:
+        return data["plain"]
     built: list = [None] * len(table)
     done = [False] * len(table)
     immutable = []

@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from execrl.sandbox._zygote import checked_plain
+from execrl.sandbox._zygote import encoded_table
 from execrl.sandbox.compare import SortedDict, SortedSet, _canonical_match, canonical, order_key
 
 MAX_DEPTH = 256
@@ -40,13 +40,9 @@ class ValueRejected(ValueError):
 def decode_returned(data: Any) -> Any:
     """The value ``encode_value`` encoded, with sets and dicts as ``SortedSet`` /
     ``SortedDict``. ``ValueRejected`` over a limit; ``ValueError`` when malformed."""
-    if isinstance(data, dict) and len(data) == 1 and "plain" in data:  # lists and scalars only
-        return checked_plain(data["plain"])
-    if not isinstance(data, dict) or set(data) != {"root", "table"}:
-        raise ValueError("not an encoded value")
-    table = data["table"]
-    if not isinstance(table, list):
-        raise ValueError("malformed table")
+    table = encoded_table(data)
+    if table is None:  # lists and scalars only: nothing to sort or hash
+        return data["plain"]
     for entry in table:
         _check_entry(entry)
     order, size = _post_order(table, data["root"])
