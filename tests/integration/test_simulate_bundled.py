@@ -90,11 +90,25 @@ def assert_paths_agree(runs, presets, rewards) -> None:
         for name in rewards:
             fast = engine.rewards(env.config, reward(name))
             slow = replay_rewards(runs, env, name)
-            assert np.array_equal(fast[0], slow[0], equal_nan=True), (spec, name)
-            assert np.array_equal(fast[1], slow[1], equal_nan=True), (spec, name)
+            assert agree(fast[0], slow[0]) and agree(fast[1], slow[1]), (spec, name)
 
 
-def test_campaign_runs_replay_exactly_through_both_paths(store, problems):
+ULPS = 4
+"""As in the engine's unit test: numpy's ``log10`` may be an ulp from ``math.log10``, and
+``c_cor + m - 1`` carries that ulp of 1.0 into smaller rewards, so the paths agree to within
+a few units in the last place of 1.0 (or of the larger value), NaNs in the same places."""
+
+
+def agree(fast: np.ndarray, slow: np.ndarray) -> bool:
+    fast, slow = np.asarray(fast, float), np.asarray(slow, float)
+    if not np.array_equal(np.isnan(fast), np.isnan(slow)):
+        return False
+    scale = np.maximum(1.0, np.maximum(np.abs(fast), np.abs(slow)))
+    ok = np.isnan(fast) | (np.abs(fast - slow) <= ULPS * np.spacing(scale))
+    return bool(ok.all())
+
+
+def test_campaign_runs_replay_through_both_paths_to_the_last_bits(store, problems):
     runs = load_runs(problems, campaign=store.load())
     assert runs.problem_ids == PROBLEMS and runs.pairs == 15 and runs.shape == (3, 3, 5)
     assert not runs.correctness_measured
@@ -184,7 +198,7 @@ def records(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_scoring_records_replay_exactly_with_real_correctness_verdicts(records, capsys):
+def test_scoring_records_replay_with_real_correctness_verdicts(records, capsys):
     problems = select_problems(load_problems("bundled"), ["staircase-climb"])
     runs = load_runs(problems, records=records)
     assert runs.correctness_measured and runs.pairs == 5  # the incorrect ones are left out
