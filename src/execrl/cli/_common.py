@@ -25,8 +25,17 @@ EXIT_CHECK_FAILED = 1
 EXIT_EXECRL_FAILED = 2
 """execrl itself could not do the job (bad input, missing file, runner failure)."""
 
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """The reader of our output went away (``| head``): rich would exit with code 1, the
+        code for "checks failed"; raise instead, and ``main`` exits 0."""
+        self.quiet = True
+        raise BrokenPipeError
+
+
 # Rich falls back to 80 columns when piped; tables of timings need more room in logs and CI.
-console = Console(width=None if sys.stdout.isatty() else 140)
+console = _Console(width=None if sys.stdout.isatty() else 140)
 
 
 # C0 controls but newline and tab, DEL, C1 (ESC and CSI start every terminal sequence), and

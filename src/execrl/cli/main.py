@@ -1,11 +1,15 @@
 """The ``execrl`` command: parse, call the public API, report errors as one line.
 
-Exit codes: 0 ok, 1 the checked programs/problems failed, 2 execrl itself failed.
+Exit codes: 0 ok (also when the reader of its output, e.g. ``| head``, stopped early),
+1 the checked programs/problems failed, 2 a user mistake or execrl itself failed (one line on
+stderr, never a traceback), 130 interrupted. This is the one place where errors become that
+line: :func:`error_line` (the error classes are drawn in :mod:`execrl.errors`).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 
@@ -20,7 +24,7 @@ from execrl.cli import simulate as simulate_cmd
 from execrl.cli import solver as solver_cmd
 from execrl.cli import timing as timing_cmd
 from execrl.cli import train as train_cmd
-from execrl.cli._common import EXIT_EXECRL_FAILED, printable
+from execrl.cli._common import EXIT_EXECRL_FAILED, EXIT_OK, printable
 from execrl.errors import ExecrlError
 
 
@@ -51,13 +55,82 @@ def main(argv: list[str] | None = None) -> int:
         with warnings.catch_warnings():  # restores the caller's warning display afterwards
             warnings.showwarning = _show_warning_on_one_line
             return args.handler(args)
-    except ExecrlError as exc:
-        # Plain print: one unwrapped line, whatever the terminal width.
-        print(f"{type(exc).__name__}: {printable(exc)}", file=sys.stderr)
-        return EXIT_EXECRL_FAILED
+    except BrokenPipeError:
+        # The reader stopped (`execrl ... | head`): not a failure. Point stdout at /dev/null so
+        # the interpreter's final flush does not complain either.
+        _silence_stdout()
+        return EXIT_OK
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        line = error_line(exc)
+        if line is None:
+            raise  # a bug in execrl: the traceback is what a report needs
+        # Plain print: one unwrapped line, whatever the terminal width.
+        print(line, file=sys.stderr)
+        return EXIT_EXECRL_FAILED
+
+
+def error_line(exc: BaseException) -> str | None:
+    """The one line a user sees for ``exc``: execrl's own errors and the OSError,
+    UnicodeDecodeError, pydantic and YAML errors that escape library code, named by what
+    failed (file, field, value) and flattened; None for anything else (a bug)."""
+    if isinstance(exc, ExecrlError):
+        text = f"{type(exc).__name__}: {exc}"
+    elif isinstance(exc, UnicodeDecodeError):
+        text = (
+            f"UnicodeDecodeError: input is not UTF-8 ({exc.reason} at byte {exc.start}: "
+            f"{exc.object[exc.start : exc.start + 4]!r}); re-encode it as UTF-8"
+        )
+    elif isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        what = exc.strerror or str(exc)
+        text = f"{type(exc).__name__}: {where}{what}"
+    elif _is_validation_error(exc):
+        text = f"invalid value: {_validation_line(exc)}"
+    elif _is_yaml_error(exc):
+        text = f"YAML error: {_yaml_line(exc)}"
+    else:
+        return None
+    return printable(" ".join(str(text).split()))
+
+
+def _is_validation_error(exc: BaseException) -> bool:
+    module = sys.modules.get("pydantic")
+    return module is not None and isinstance(exc, module.ValidationError)
+
+
+def _validation_line(exc) -> str:
+    parts = []
+    for err in exc.errors()[:5]:
+        loc = ".".join(str(p) for p in err.get("loc", ())) or "value"
+        message = str(err.get("msg", "")).removeprefix("Value error, ")
+        got = err.get("input")
+        shown = "" if isinstance(got, dict | list) else f" (got {str(got)[:80]!r})"
+        parts.append(f"{loc}: {message}{shown}")
+    return "; ".join(parts)
+
+
+def _is_yaml_error(exc: BaseException) -> bool:
+    module = sys.modules.get("yaml")
+    return module is not None and isinstance(exc, module.YAMLError)
+
+
+def _yaml_line(exc) -> str:
+    """PyYAML's 4-7 line message as one: what is wrong and where (line, column)."""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    where = f"{mark.name}, line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+    return f"{where}{problem}".replace("<unicode string>, ", "")
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _show_warning_on_one_line(message, category, filename, lineno, file=None, line=None):
