@@ -549,9 +549,13 @@ def _register_serve(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-new-tokens", type=int, default=512, help="the most a request gets")
     p.add_argument("--temperature", type=float, default=0.8, help="default: 0.8")
     p.add_argument("--top-p", type=float, default=0.95, help="default: 0.95")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--seed", type=int, default=0, help="torch seed; call i uses seed + i (default: 0)"
+    )
     p.add_argument("--threads", type=int, help="torch CPU threads")
-    p.add_argument("--device", default="cpu")
+    p.add_argument(
+        "--device", default="cpu", help="torch device, e.g. cpu or cuda:0 (default: cpu)"
+    )
     p.set_defaults(handler=cmd_serve)
 
 

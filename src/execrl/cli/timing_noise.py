@@ -78,7 +78,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the machine's own CPU-time noise for identical work (no sandbox involved)",
         description="Repeat a fixed pure-Python workload in one thread pinned to one core and "
         "report how much its CPU time varies: the floor under every speed measurement on this "
-        "machine. Exit 1 when the CV is above 5%%.",
+        "machine. Exit 1 when the CV is above 5%.",
     )
     p.add_argument("--seconds", type=float, default=10.0, help="how long (default: 10)")
     p.add_argument("--run-ms", type=float, default=20.0, help="CPU time of one run (default: 20)")

@@ -54,7 +54,7 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from execrl.errors import ExecrlError
+from execrl.errors import ConfigError, ExecrlError
 from execrl.extract import extract_code
 from execrl.problems.models import Problem
 from execrl.rewards.dense import DenseRewardConfig
@@ -224,39 +224,109 @@ def load_config(
     path: str | Path | None = None,
     overrides: Sequence[str] = (),
 ) -> TrainConfig:
-    """A preset, then a YAML file on top of it, then ``key.sub=value`` overrides (YAML values)."""
+    """A preset, then a YAML file on top of it, then ``key.sub=value`` overrides (YAML values).
+
+    Everything is checked here, before any model loads: the settings against
+    :class:`TrainConfig`, and the environment, reward and solver-reward specs by building them
+    (a ConfigError names the file, the override or the setting, and the value)."""
     data: dict[str, Any] = {}
     if preset is not None:
         if preset not in preset_names():
-            raise ExecrlError(f"unknown preset {preset!r}; choose one of {preset_names()}")
+            raise ConfigError(f"unknown preset {preset!r}; choose one of {preset_names()}")
         text = (resources.files("execrl.rl") / PRESET_DIR / f"{preset}.yaml").read_text()
         data = _deep_merge(data, yaml.safe_load(text) or {})
         data["preset"] = preset
     if path is not None:
-        try:
-            loaded = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise ExecrlError(f"cannot read the config {path}: {exc}") from None
-        if not isinstance(loaded, dict):
-            raise ExecrlError(f"{path}: a training config is a mapping of settings")
+        loaded = _read_config_file(Path(path))
         data = _deep_merge(data, loaded)
     for item in overrides:
-        key, sep, raw = item.partition("=")
-        if not sep or not key:
-            raise ExecrlError(f"an override is key=value (e.g. optim.lr=1e-5), got {item!r}")
-        node = data
-        *parents, leaf = key.split(".")
-        for part in parents:
-            node = node.setdefault(part, {})
-            if not isinstance(node, dict):
-                raise ExecrlError(f"override {item!r}: {part!r} is not a section")
-        node[leaf] = yaml.safe_load(raw)
+        _apply_override(data, item)
     try:
-        return TrainConfig.model_validate(data)
+        config = TrainConfig.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "config"
-        raise ExecrlError(f"training config: {where}: {first['msg']}") from None
+        message = str(first["msg"]).removeprefix("Value error, ")
+        got = first.get("input")
+        shown = "" if isinstance(got, dict | list) or not first["loc"] else f" (got {got!r})"
+        raise ConfigError(f"training config: {where}: {message}{shown}") from None
+    check_reward_specs(config.reward)
+    return config
+
+
+def _read_config_file(path: Path) -> dict[str, Any]:
+    """A YAML mapping of settings; a ConfigError naming ``path`` otherwise."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(
+            f"{path}: cannot read the training config ({exc.strerror or exc})"
+        ) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: the training config is not UTF-8 text (byte {exc.start}: "
+            f"{raw[exc.start : exc.start + 4]!r}); save it as UTF-8"
+        ) from None
+    try:
+        loaded = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML ({_yaml_where(exc)})") from None
+    if loaded is None:
+        return {}
+    if not isinstance(loaded, dict):
+        raise ConfigError(
+            f"{path}: a training config is a mapping of settings (e.g. 'steps: 20'), "
+            f"got a {type(loaded).__name__}"
+        )
+    return loaded
+
+
+def _apply_override(data: dict[str, Any], item: str) -> None:
+    """``key.sub=value`` into ``data`` (the value read as YAML)."""
+    key, sep, raw = item.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"an override is key=value (e.g. optim.lr=1e-5), got {item!r}")
+    node = data
+    *parents, leaf = key.strip().split(".")
+    for part in parents:
+        if node.get(part) is None:  # an unset section (e.g. policy.lora: null)
+            node[part] = {}
+        node = node[part]
+        if not isinstance(node, dict):
+            raise ConfigError(f"override {item!r}: {part!r} is not a section")
+    try:
+        node[leaf] = yaml.safe_load(raw)
+    except yaml.YAMLError as exc:
+        raise ConfigError(
+            f"override {item!r}: {raw!r} is not a YAML value ({_yaml_where(exc)}); "
+            "quote a string, close a list (e.g. [a, b])"
+        ) from None
+
+
+def _yaml_where(exc: yaml.YAMLError) -> str:
+    """PyYAML's several-line message as one: the problem and its line and column."""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    return f"line {mark.line + 1}, column {mark.column + 1}: {problem}" if mark else problem
+
+
+def check_reward_specs(reward: RewardConfig) -> None:
+    """Build the environment, reward and solver reward the config names, so a bad spec
+    (``qp(p=``, ``collapsed(map=nope)``) fails at load, not at the first scoring."""
+    from execrl.envs.presets import environment
+    from execrl.rewards.compositions import reward as reward_fn
+    from execrl.rewards.solver.rewards import solver_reward_config
+
+    checks = [("reward.env", environment, reward.env), ("reward.reward", reward_fn, reward.reward)]
+    if reward.kind == "solver":
+        checks.append(("reward.solver", solver_reward_config, reward.solver))
+    for where, build, spec in checks:
+        try:
+            build(spec)
+        except ExecrlError as exc:
+            raise ConfigError(f"training config: {where} {spec!r}: {exc}") from None
 
 
 def _deep_merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
