@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from execrl.errors import ExecrlError
+from execrl.errors import DataError, ExecrlError, UsageError
 from execrl.problems.io import BUNDLED, FORMATS
 from execrl.sandbox.isolation import SandboxConfig, current_site_packages
 
@@ -85,6 +85,35 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPa
     return parser
 
 
+def check_range(option: str, value: int | None, low: int, high: int, unit: str) -> None:
+    """A whole-number option in ``[low, high]`` (None: not given), or a one-line UsageError
+    stating the accepted range. Commands call it first, before any pool or model starts."""
+    if value is not None and not low <= value <= high:
+        raise UsageError(f"{option} {value}: expected {low} to {high} {unit}")
+
+
+MAX_JOBS = 1024
+"""The most sandbox workers a command starts (each is a fork server and its sandbox)."""
+
+
+def add_jobs_argument(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """--jobs N: sandbox workers; not given = one per core. Check it with :func:`jobs`."""
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help=f"sandbox workers, 1 to {MAX_JOBS} (default: one per available core)",
+    )
+    return parser
+
+
+def jobs(args: argparse.Namespace) -> int | None:
+    """The --jobs value checked: 1 to MAX_JOBS, or None for one per core (0 is refused
+    rather than silently read as the default)."""
+    check_range("--jobs", args.jobs, 1, MAX_JOBS, "workers (leave it out for one per core)")
+    return args.jobs
+
+
 SITE_PATHS_ENV = "EXECRL_SITE_PATHS"
 """Extra site paths for every sandbox the CLI starts, separated by ``os.pathsep`` (``:``)."""
 CURRENT_SITE = "@current"
@@ -116,6 +145,22 @@ def sandbox_config(args: argparse.Namespace, **fields: object) -> SandboxConfig:
     except ValidationError as exc:
         message = exc.errors()[0]["msg"].removeprefix("Value error, ")
         raise ExecrlError(f"--site-path: {message}") from None
+
+
+def read_text_file(path: Path, what: str = "file") -> str:
+    """A UTF-8 text file given on the command line; a missing, unreadable or undecodable one
+    is a one-line DataError naming it (a bare UnicodeDecodeError names no file)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such {what}") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"{path}: the {what} is not UTF-8 text (byte {exc.start}: "
+            f"{exc.object[exc.start : exc.start + 4]!r}); save it as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
 
 
 def save_json(model: BaseModel, path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from pydantic import ValidationError
 from rich.table import Table
 
 from execrl.cli._common import (
@@ -12,18 +13,20 @@ from execrl.cli._common import (
     EXIT_EXECRL_FAILED,
     EXIT_OK,
     add_sandbox_arguments,
+    check_range,
     console,
     fmt_ms,
+    read_text_file,
     safe_markup,
     safe_text,
     sandbox_config,
 )
-from execrl.errors import LoaderError
+from execrl.errors import DataError, LoaderError, UsageError
 from execrl.problems.io import BUNDLED, FORMATS, load_problem
-from execrl.problems.models import StdioTest, TestGroup
+from execrl.problems.models import Problem, StdioTest, TestCase, TestGroup
 from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
 from execrl.sandbox.isolation import PROTECTIONS, SandboxConfig, probe
-from execrl.sandbox.limits import ExecutionOptions
+from execrl.sandbox.limits import MAX_REPEATS, ExecutionOptions
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -43,11 +46,22 @@ def register(commands: argparse._SubParsersAction) -> None:
         choices=[g.value for g in TestGroup],
         help="only tests of this group (repeatable)",
     )
-    p.add_argument("--repeats", type=int, default=1, help="runs per test (median is reported)")
+    p.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        help=f"runs per test, 1 to {MAX_REPEATS}; the median time is reported and every run "
+        "is judged (default: %(default)s)",
+    )
     p.add_argument(
         "--timing", choices=["cpu", "wall"], default="cpu", help="the duration that counts"
     )
-    p.add_argument("--stop-at-first-failure", action="store_true")
+    p.add_argument(
+        "--stop-at-first-failure",
+        action="store_true",
+        help="skip the remaining tests once one fails (tests run original, extra, then "
+        "optimization); the skipped ones are not listed",
+    )
     p.add_argument(
         "--unsafe-degraded",
         action="store_true",
@@ -66,20 +80,21 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    # Everything a user can get wrong is checked before the sandbox starts.
+    check_range("--repeats", args.repeats, 1, MAX_REPEATS, "runs per test")
     problem = load_problem(args.source, args.problem, format=args.format)
     if not args.program.is_file():
         raise LoaderError(f"{args.program}: no such program file")
-    tests = problem.tests_in(*(args.group or []))
+    program = read_text_file(args.program, "program")
+    tests = in_suite_order(problem.tests_in(*(args.group or [])))
+    if not tests:
+        which = f"{' or '.join(args.group)} " if args.group else ""
+        counts = ", ".join(f"{g.value} {len(problem.tests_in(g))}" for g in TestGroup)
+        raise UsageError(f"{problem.id} has no {which}tests to run (its tests: {counts})")
     options = ExecutionOptions(
         repeats=args.repeats, timing=args.timing, stop_at_first_failure=args.stop_at_first_failure
     )
-    request = ExecutionRequest.for_problem(
-        problem,
-        args.program.read_text(encoding="utf-8"),
-        tests=tests,
-        options=options,
-        program_name=args.program.name,
-    )
+    request = request_for(problem, program, tests, options, args.program.name)
     config = sandbox_config(args, strict=not args.unsafe_degraded)
     groups = {t.id: t.group.value for t in problem.tests}
     with LocalExecutor(workers=1, config=config) as executor:
@@ -110,6 +125,31 @@ def cmd_run(args: argparse.Namespace) -> int:
         highlight=False,
     )
     return EXIT_OK if record.all_passed else EXIT_CHECK_FAILED
+
+
+def in_suite_order(tests: list[TestCase]) -> list[TestCase]:
+    """Original, then extra, then optimization tests (as ``problems show`` and the docs list
+    them), each group in the problem's own order."""
+    order = {group: i for i, group in enumerate(TestGroup)}
+    return sorted(tests, key=lambda t: order[t.group])
+
+
+def request_for(
+    problem: Problem, program: str, tests: list[TestCase], options: ExecutionOptions, name: str
+) -> ExecutionRequest:
+    """The request, with a problem whose limits the sandbox cannot take (a time limit over
+    its maximum) reported as that problem's data error."""
+    try:
+        return ExecutionRequest.for_problem(
+            problem, program, tests=tests, options=options, program_name=name
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        raise DataError(
+            f"{problem.id}: its limits cannot be used ({field}: {first['msg']}, got "
+            f"{first.get('input')!r}); fix the problem's time_limit_s / memory_limit_mb"
+        ) from None
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

@@ -31,8 +31,6 @@ when the records hold none of them, every test they hold.
 
 from __future__ import annotations
 
-import gzip
-import json
 import math
 import warnings
 from collections.abc import Sequence
@@ -44,9 +42,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from execrl.envs.metrics import HIGHER_IS_BETTER, RANKING_METRICS, badness
 from execrl.envs.references import Calibration, sanitise
-from execrl.errors import ExecrlError, LoaderError
+from execrl.errors import DataError, ExecrlError, LoaderError
 from execrl.problems.models import Problem, ReferenceLabel
 from execrl.report import pyplot
+from execrl.results import read_rows
 from execrl.sandbox.limits import TimingMetric
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, load_records
 from execrl.stats import spearman as _spearman
@@ -143,26 +142,29 @@ def _fmt(value: float, digits: int) -> str:
 # -- reading records -----------------------------------------------------------------------------
 def read_records(path: str | Path) -> list[ExecutionRecord]:
     """ExecutionRecords from a file written by ``save_records`` (.jsonl, .jsonl.gz, .parquet)
-    or by ``execrl score`` (JSON lines whose ``record`` field holds the record)."""
+    or by ``execrl score`` (JSON lines whose ``record`` field holds the record). A file that
+    cannot be read, is not UTF-8 JSON lines, or holds a row that is not a record is a
+    LoaderError naming the file and the row."""
     path = Path(path)
     if not path.is_file():
         raise LoaderError(f"{path}: no such records file")
     if path.name.endswith(".parquet"):
         return load_records(path)
-    opener = gzip.open if path.name.endswith(".gz") else open
+    try:
+        rows = read_rows(path)
+    except DataError as exc:
+        raise LoaderError(str(exc)) from None
     records = []
-    with opener(path, "rt", encoding="utf-8") as f:
-        for number, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                records.append(ExecutionRecord.model_validate(row.get("record", row)))
-            except (ValueError, AttributeError, ValidationError) as exc:
-                raise LoaderError(
-                    f"{path}:{number}: not an execution record ({type(exc).__name__}); "
-                    "pass a file written by `execrl score` or save_records"
-                ) from exc
+    for number, row in enumerate(rows, start=1):
+        try:
+            records.append(ExecutionRecord.model_validate(row.get("record", row)))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "row"
+            raise LoaderError(
+                f"{path}, row {number}: not an execution record ({where}: {first['msg']}); "
+                "pass a file written by `execrl score` or save_records"
+            ) from None
     return records
 
 

@@ -6,6 +6,11 @@ asyncio). See docs/sandbox.md for the threat model, limits and timing.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from pydantic import ValidationError
+
+from execrl.errors import UsageError
 from execrl.sandbox.compare import outputs_match, values_match
 from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
 from execrl.sandbox.forkserver import SandboxCrashed, SandboxUnavailable
@@ -25,10 +30,36 @@ def run(program: str, tests: list, limits: Limits | None = None, **options) -> E
     """Run ``program`` on ``tests`` in a fresh one-worker sandbox and return its record.
 
     ``options`` are ExecutionOptions fields (``repeats``, ``timing``, ...). For many programs,
-    keep a ``LocalExecutor`` open instead: starting a sandbox takes ~0.1 s.
+    keep a ``LocalExecutor`` open instead: starting a sandbox takes ~0.1 s. A mistake in the
+    arguments (no tests, an unknown option, a value out of range) is a UsageError, raised
+    before any sandbox starts.
     """
+    if isinstance(tests, str | bytes) or not isinstance(tests, Sequence):
+        raise UsageError(f"tests: expected a list of tests, got {type(tests).__name__}")
+    if not tests:
+        raise UsageError(
+            "no tests: give at least one, e.g. [StdioTest(id='t1', input='1', output='2')]; "
+            "a program run on no tests has no verdict"
+        )
+    try:
+        request = ExecutionRequest(
+            program=program,
+            tests=list(tests),
+            limits=limits if limits is not None else Limits(),
+            options=ExecutionOptions(**options),
+        )
+    except ValidationError as exc:
+        raise UsageError(f"execrl.run: {_first_error(exc)}") from None
     with LocalExecutor(workers=1) as executor:
-        return executor.run(program, tests, limits, options=ExecutionOptions(**options))
+        return executor.execute(request)
+
+
+def _first_error(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "value"
+    got = first.get("input")
+    shown = "" if isinstance(got, dict | list) else f" (got {str(got)[:80]!r})"
+    return f"{where}: {str(first['msg']).removeprefix('Value error, ')}{shown}"
 
 
 __all__ = [

@@ -11,6 +11,9 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 TimingMetric = Literal["cpu", "wall"]
 
+MAX_REPEATS = 100
+"""The most runs per test (``ExecutionOptions.repeats``)."""
+
 
 class Limits(BaseModel):
     """Per-test limits. Every field is a hard bound enforced while the program runs."""
@@ -87,7 +90,7 @@ class ExecutionOptions(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    repeats: int = Field(default=1, ge=1, le=100)
+    repeats: int = Field(default=1, ge=1, le=MAX_REPEATS)
     """Runs per test; each is a fresh fork. Times are reported as the median, with the spread.
     Every repeat is judged: the test passes only if every repeat does (a program whose
     output changes between repeats is caught; ``TestResult.outputs_differ`` says so)."""

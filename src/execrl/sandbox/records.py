@@ -14,9 +14,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from execrl.errors import LoaderError
+from execrl.errors import DataError, LoaderError, OutputError
+from execrl.results import read_rows
 from execrl.sandbox.limits import Limits
 
 
@@ -117,34 +118,56 @@ def program_sha256(code: str) -> str:
 
 
 def save_records(records: list[ExecutionRecord], path: str | Path) -> Path:
-    """Write records as JSON lines (``.jsonl``, ``.jsonl.gz``) or Parquet (``.parquet``)."""
+    """Write records as JSON lines (``.jsonl``, ``.jsonl.gz``) or Parquet (``.parquet``);
+    a destination that cannot be written is an OutputError naming it."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.name.endswith((".jsonl", ".jsonl.gz", ".parquet")):
+        raise OutputError(f"{path}: records are saved as .jsonl, .jsonl.gz or .parquet")
     rows = [r.model_dump(mode="json") for r in records]
-    if path.name.endswith(".parquet"):
-        pa, pq = _pyarrow()
-        pq.write_table(pa.Table.from_pylist(rows), path)
-        return path
-    if not path.name.endswith((".jsonl", ".jsonl.gz")):
-        raise LoaderError(f"{path}: records are saved as .jsonl, .jsonl.gz or .parquet")
-    opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "wt", encoding="utf-8") as f:
-        for row in rows:
-            f.write(json.dumps(row) + "\n")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.name.endswith(".parquet"):
+            pa, pq = _pyarrow()
+            pq.write_table(pa.Table.from_pylist(rows), path)
+            return path
+        opener = gzip.open if path.name.endswith(".gz") else open
+        with opener(path, "wt", encoding="utf-8") as f:
+            for row in rows:
+                f.write(json.dumps(row) + "\n")
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write records ({exc.strerror or exc})") from None
     return path
 
 
 def load_records(path: str | Path) -> list[ExecutionRecord]:
-    """Read records written by :func:`save_records`."""
+    """Read records written by :func:`save_records` (a last row cut short by a crash is
+    dropped). A file that cannot be read, is not UTF-8 JSON lines (or Parquet), or holds a
+    row that is not a record is a DataError naming the file and the row."""
     path = Path(path)
-    if path.name.endswith(".parquet"):
-        _, pq = _pyarrow()
-        rows = pq.read_table(path).to_pylist()
-    else:
-        opener = gzip.open if path.name.endswith(".gz") else open
-        with opener(path, "rt", encoding="utf-8") as f:
-            rows = [json.loads(line) for line in f if line.strip()]
-    return [ExecutionRecord.model_validate(row) for row in rows]
+    # (read_rows: a DataError for an unreadable, non-UTF-8 or non-JSON file, or a bad gzip)
+    rows = _parquet_rows(path) if path.name.endswith(".parquet") else read_rows(path)
+    return [_record(path, number, row) for number, row in enumerate(rows, start=1)]
+
+
+def _record(path: Path, number: int, row: dict) -> ExecutionRecord:
+    try:
+        return ExecutionRecord.model_validate(row)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "row"
+        raise DataError(
+            f"{path}, row {number}: not an execution record ({where}: {first['msg']})"
+        ) from None
+
+
+def _parquet_rows(path: Path) -> list[dict]:
+    pa, pq = _pyarrow()
+    try:
+        return pq.read_table(path).to_pylist()
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except pa.ArrowException as exc:
+        raise DataError(f"{path}: not a Parquet file of records ({exc})") from None
 
 
 def _pyarrow():
