@@ -16,7 +16,9 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import re
 import statistics
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,22 +31,27 @@ from execrl.cli._common import (
     EXIT_CHECK_FAILED,
     EXIT_EXECRL_FAILED,
     EXIT_OK,
+    add_jobs_argument,
     add_sandbox_arguments,
     add_source_arguments,
     console,
     fmt_ms,
+    jobs,
+    read_text_file,
     safe_text,
     sandbox_config,
 )
-from execrl.datagen.verify import ProblemReport, verify_problem
+from execrl.datagen.verify import ProblemReport, ReferenceReport, verify_problem
 from execrl.envs.environment import Environment
 from execrl.envs.presets import PRESETS, describe_presets, environment, load_yaml
-from execrl.errors import ExecrlError, LoaderError
+from execrl.errors import ExecrlError, LoaderError, OutputError, UsageError
 from execrl.problems.io import BUNDLED, load_problem, load_problems, select_problems
 from execrl.problems.models import Problem, ReferenceLabel
-from execrl.rewards import REWARDS, Group, Scored, extract_code, reward, score_batch
+from execrl.results import ResultsFile
+from execrl.rewards import REWARDS, Scored, extract_code, reward
 from execrl.rewards.compositions import RewardFn
 from execrl.sandbox.executor import LocalExecutor
+from execrl.sandbox.records import ExecutionRecord, program_sha256
 from execrl.timing import measure_reference_durations
 from execrl.timing.store import MachineFingerprint
 
@@ -98,8 +105,19 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--list-presets", action="store_true", help="list the environments and rewards, then exit"
     )
-    p.add_argument("--jobs", type=int, help="sandbox workers (default: one per core)")
-    p.add_argument("--out", type=Path, help="output file (default: runs/score-<time>.jsonl)")
+    add_jobs_argument(p)
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="results file, one JSON row per program (or reference) written as each finishes "
+        "(default: runs/score-<time>.jsonl)",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the rows already in --out and score only what they lack (after an "
+        "interrupted run); needs the same --env, --reward and --references",
+    )
     add_sandbox_arguments(p)
     p.set_defaults(handler=cmd_score)
 
@@ -107,6 +125,9 @@ def register(commands: argparse._SubParsersAction) -> None:
 def cmd_score(args: argparse.Namespace) -> int:
     if args.list_presets:
         return list_presets()
+    jobs(args)  # (checked before anything is read or started)
+    if args.resume and args.out is None:
+        raise UsageError("--resume continues the results file given with --out; pass --out")
     if args.programs:
         return score_programs(args)
     for flag in ("env", "reward", "config", "references"):
@@ -119,9 +140,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def default_out(out: Path | None) -> Path:
-    out = out or Path("runs") / f"score-{datetime.now(UTC):%Y%m%d-%H%M%S}.jsonl"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    return out
+    return out or Path("runs") / f"score-{datetime.now(UTC):%Y%m%d-%H%M%S}.jsonl"
 
 
 # --------------------------------------------------------------------------------------------
@@ -134,7 +153,7 @@ def list_presets() -> int:
         for col in ("name", "parameters", "what it is"):
             table.add_column(col)
         for name, params, doc in describe_presets(registry):
-            table.add_row(name, escape(params), escape(doc))
+            table.add_row(name, escape(params), escape(plain(doc)))
         console.print(table)
     console.print(
         "Call one with parameters, e.g. --env 'qp(p=0.5)' --reward 'collapsed(graded, "
@@ -142,6 +161,11 @@ def list_presets() -> int:
         highlight=False,
     )
     return EXIT_OK
+
+
+def plain(doc: str) -> str:
+    """A docstring's reST markup as plain text: ````limit```` → ``limit``."""
+    return re.sub(r"``(.+?)``", r"\1", doc)
 
 
 # --------------------------------------------------------------------------------------------
@@ -163,39 +187,99 @@ def score_programs(args: argparse.Namespace) -> int:
     programs = read_programs(args.programs, args.ids)
     problems = load_needed(args.source, args.format, programs)
     references = args.references or ("measure" if env.config.needs_references else "stored")
-    if references not in ("measure", "stored"):
-        problems = apply_saved_durations(problems, Path(references))
     out = default_out(args.out)
+    measured = references_path(out)
+    reuse_measured = references == "measure" and args.resume and measured.is_file()
+    if reuse_measured:  # score the rest against the durations the rows already in it used
+        problems = apply_saved_durations(problems, measured)
+    elif references not in ("measure", "stored"):
+        problems = apply_saved_durations(problems, Path(references))
     table = scores_table(env, reward_fn)
-    rewards: list[float | None] = []
-    with (
-        out.open("w", encoding="utf-8") as f,
-        LocalExecutor(workers=args.jobs, config=sandbox_config(args)) as executor,
-    ):
-        if references == "measure":
-            problems = measure_references(problems, env, executor, out)
-        elif references == "stored" and env.config.needs_references:
-            warn_unreferenced(problems, env)
-        groups = group_by_problem(programs, problems)
-        batch = 8 * executor.workers  # enough programs per batch to keep every worker busy
-        done_groups = 0
-        for chunk in chunks(groups, batch):
-            scored = score_batch(
-                chunk,
-                env=env,
-                reward=reward_fn,
-                executor=executor,
-                first_group_index=done_groups,
-            )
-            done_groups += len(chunk)
-            for group, results in zip(chunk, scored, strict=True):
-                for name, s in zip(group.names, results, strict=True):
-                    f.write(json.dumps(score_row(s, reward_fn, references)) + "\n")
-                    add_score_row(table, group.problem.id, name, s)
-                    rewards.append(s.reward)
-            f.flush()  # a crash later never loses what was already scored
+    with ResultsFile(out, key=row_key, resume=args.resume) as results:  # fails now if unwritable
+        check_resumable(results, env, reward_fn, references)
+        rewards = [row.get("reward") for row in results.rows]
+        for row in results.rows:
+            add_score_row(table, row)
+        todo = [p for p in programs if not results.has(program_key(p))]
+        if todo:
+            with LocalExecutor(workers=jobs(args), config=sandbox_config(args)) as executor:
+                if references == "measure" and not reuse_measured:
+                    problems = measure_references(problems, env, executor, out)
+                elif references == "stored" and env.config.needs_references:
+                    warn_unreferenced(problems, env)
+                group_of = group_indices(programs)
+                for scored in iter_scored(todo, problems, env, reward_fn, executor, group_of):
+                    row = score_row(scored, reward_fn, references)
+                    results.write(row)  # flushed: an interruption keeps every finished row
+                    add_score_row(table, row)
+                    rewards.append(scored.reward)
     console.print(table)
-    return summarise(rewards, out)
+    return summarise(rewards, out, resumed=results.resumed)
+
+
+SCORE_LEGEND = (
+    "c_cor: all correctness tests pass · c̃: c_cor, no optimization test failed · g: the "
+    "optimization gate (1 = open) · q: graded quality in [0, 1], 0 best (the ranked percentile "
+    "under qp/qar, else the share of timeouts) · timeouts: optimization tests over their limit "
+    "· ranked: optimization tests with usable references"
+)
+"""The caption under the scores table: what each column means."""
+
+
+def row_key(row: dict) -> tuple:
+    """What makes a scored row unique: problem, program text and the name it came under."""
+    return (row.get("problem_id"), row.get("program_sha256"), row.get("program_name"))
+
+
+def program_key(program: Program) -> tuple:
+    return (program.problem_id, program_sha256(program.code), program.name)
+
+
+def check_resumable(
+    results: ResultsFile, env: Environment, reward_fn: RewardFn, references: str
+) -> None:
+    """Rows kept by --resume must have been scored the way the rest will be."""
+    if not results.rows:
+        return
+    first = results.rows[0]
+    before = (first.get("environment"), first.get("reward_name"), first.get("references"))
+    now = (env.name, reward_fn.name, references)
+    if before != now:
+        raise UsageError(
+            f"{results.path}: its {results.resumed} rows were scored under environment "
+            f"{before[0]}, reward {before[1]}, references {before[2]}, not {now[0]}, {now[1]}, "
+            f"{now[2]}; resume with the same --env/--reward/--references, or choose another --out"
+        )
+
+
+def group_indices(programs: list[Program]) -> dict[str, int]:
+    """Each problem's group index (the order of first appearance, as a rollout batch has
+    them; the multitask composition alternates on it), the same when a run is resumed."""
+    return {pid: i for i, pid in enumerate(dict.fromkeys(p.problem_id for p in programs))}
+
+
+def iter_scored(
+    programs: list[Program],
+    problems: dict[str, Problem],
+    env: Environment,
+    reward_fn: RewardFn,
+    executor: LocalExecutor,
+    group_of: dict[str, int],
+) -> Iterator[Scored]:
+    """``score_batch`` one program at a time: every program runs on the pool at once, and
+    each Scored is yielded as soon as its record is back (in order, grouped by problem)."""
+    programs = sorted(programs, key=lambda p: group_of[p.problem_id])  # (stable)
+    plans = {pid: env.plan(problems[pid]) for pid in dict.fromkeys(p.problem_id for p in programs)}
+    requests = [
+        env.request(problems[p.problem_id], p.code, plan=plans[p.problem_id], program_name=p.name)
+        for p in programs
+    ]
+    records = executor.run_batch(requests, progress=True, description="scoring")
+    for program, record in zip(programs, records, strict=True):
+        problem = problems[program.problem_id]
+        outcome = env.outcome(problem, record, plan=plans[problem.id])
+        value = reward_fn(outcome, group_index=group_of[problem.id])
+        yield Scored(value, outcome, record, program.code)
 
 
 def resolve_env_and_reward(
@@ -260,12 +344,7 @@ def _single_id(ids: list[str] | None, path: Path) -> str:
 
 
 def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise LoaderError(f"{path}: no such file or folder") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LoaderError(f"{path}: cannot read it ({exc})") from None
+    return read_text_file(path, "program")
 
 
 def read_completions(path: Path) -> list[Program]:
@@ -341,7 +420,8 @@ def measure_references(
         progress=True,
     )
     saved = references_path(out)
-    saved.write_text(
+    write_text(
+        saved,
         json.dumps(
             {
                 "format": DURATIONS_FORMAT,
@@ -359,7 +439,6 @@ def measure_references(
             indent=1,
         )
         + "\n",
-        encoding="utf-8",
     )
     console.print(
         f"measured {len(records)} reference solutions on the optimization tests of "
@@ -370,6 +449,13 @@ def measure_references(
 
 
 DURATIONS_FORMAT = "execrl-reference-durations/1"
+
+
+def write_text(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write ({exc.strerror or exc})") from None
 
 
 def references_path(out: Path) -> Path:
@@ -437,30 +523,6 @@ def warn_unreferenced(problems: dict[str, Problem], env: Environment) -> None:
             )
 
 
-def group_by_problem(programs: list[Program], problems: dict[str, Problem]) -> list[Group]:
-    """One Group per problem (in order of first appearance), as a rollout batch has them."""
-    by_problem: dict[str, list[Program]] = {}
-    for program in programs:
-        by_problem.setdefault(program.problem_id, []).append(program)
-    return [
-        Group(problems[pid], [p.code for p in group], [p.name for p in group])
-        for pid, group in by_problem.items()
-    ]
-
-
-def chunks(groups: list[Group], size: int) -> list[list[Group]]:
-    """Consecutive runs of groups holding at least ``size`` programs each (the last may hold
-    fewer)."""
-    out, current, count = [], [], 0
-    for group in groups:
-        current.append(group)
-        count += len(group.programs)
-        if count >= size:
-            out.append(current)
-            current, count = [], 0
-    return out + ([current] if current else [])
-
-
 def score_row(scored: Scored, reward_fn: RewardFn, references: str) -> dict:
     """The JSONL row: reward and signals, plus the record so the row can be rescored later."""
     return {
@@ -472,39 +534,45 @@ def score_row(scored: Scored, reward_fn: RewardFn, references: str) -> dict:
 
 
 def scores_table(env: Environment, reward_fn: RewardFn) -> Table:
-    table = Table(title=f"environment {env.name}, reward {reward_fn.name}", title_justify="left")
+    table = Table(
+        title=f"environment {env.name}, reward {reward_fn.name}",
+        title_justify="left",
+        caption=SCORE_LEGEND,
+        caption_justify="left",
+    )
     for col in ("problem", "program", "reward", "c_cor", "c̃", "g", "q", "timeouts", "ranked"):
         table.add_column(col, justify="left" if col in ("problem", "program") else "right")
     return table
 
 
-def add_score_row(table: Table, problem_id: str, name: str, scored: Scored) -> None:
-    o = scored.outcome
-    if scored.reward is None:
+def add_score_row(table: Table, row: dict) -> None:
+    reward_value = row.get("reward")
+    if reward_value is None:
         value = "[yellow]inconclusive[/]"
     else:
-        colour = "green" if scored.reward > 0 else "red"
-        value = f"[{colour}]{scored.reward:+.2f}[/]"
+        colour = "green" if reward_value > 0 else "red"
+        value = f"[{colour}]{reward_value:+.2f}[/]"
     table.add_row(
-        safe_text(problem_id),
-        safe_text(name),
+        safe_text(row.get("problem_id")),
+        safe_text(row.get("program_name")),
         value,
-        str(o.c_cor),
-        str(o.c_strict),
-        str(o.g),
-        f"{o.q:.2f}",
-        f"{o.timeout_fraction:.0%}",
-        str(o.ranked_tests),
+        str(row.get("c_cor")),
+        str(row.get("c_strict")),
+        str(row.get("g")),
+        f"{row.get('q', 0.0):.2f}",
+        f"{row.get('timeout_fraction', 0.0):.0%}",
+        str(row.get("ranked_tests")),
     )
 
 
-def summarise(rewards: list[float | None], out: Path) -> int:
+def summarise(rewards: list[float | None], out: Path, *, resumed: int = 0) -> int:
     values = [r for r in rewards if r is not None]
     mean = f"{statistics.fmean(values):+.3f}" if values else "—"
     positive = sum(r > 0 for r in values)
+    earlier = f" ({resumed} scored by an earlier run)" if resumed else ""
     console.print(
-        f"{len(rewards)} programs · mean reward {mean} · reward > 0: {positive}/{len(rewards)}"
-        f" ({positive / len(rewards):.0%}) · rows in {out}",
+        f"{len(rewards)} programs{earlier} · mean reward {mean} · reward > 0: "
+        f"{positive}/{len(rewards)} ({positive / max(1, len(rewards)):.0%}) · rows in {out}",
         highlight=False,
     )
     inconclusive = len(rewards) - len(values)
@@ -527,14 +595,14 @@ def verify_references(args: argparse.Namespace) -> int:
     table = summary_table()
     reports = []
     with (
-        out.open("w", encoding="utf-8") as f,
-        LocalExecutor(workers=args.jobs, config=sandbox_config(args)) as executor,
+        ResultsFile(
+            out, key=reference_key, resume=args.resume
+        ) as results,  # fails now if unwritable
+        LocalExecutor(workers=jobs(args), config=sandbox_config(args)) as executor,
     ):
         for i, problem in enumerate(problems, start=1):
-            report = verify_problem(problem, executor=executor, show_progress=True)
+            report = verify_resumable(problem, results, executor)
             reports.append(report)
-            write_report(report, f)
-            f.flush()  # a crash later never loses what was already scored
             add_summary_row(table, report)
             console.print(
                 f"[{i}/{len(problems)}] {problem.id}: {'ok' if report.ok else 'FAILED'}",
@@ -542,8 +610,10 @@ def verify_references(args: argparse.Namespace) -> int:
             )
     console.print(table)
     failed = [r.problem.id for r in reports if not r.ok]
+    earlier = f" ({results.resumed} rows from an earlier run)" if results.resumed else ""
     console.print(
-        f"{len(reports) - len(failed)}/{len(reports)} problems as expected; records in {out}"
+        f"{len(reports) - len(failed)}/{len(reports)} problems as expected; records in "
+        f"{out}{earlier}"
     )
     if failed:
         console.print(
@@ -551,6 +621,32 @@ def verify_references(args: argparse.Namespace) -> int:
             "(see `execrl problems check --id ID` for details)"
         )
     return EXIT_CHECK_FAILED if failed else EXIT_OK
+
+
+def reference_key(row: dict) -> tuple:
+    return (row.get("problem_id"), row.get("reference"))
+
+
+def verify_resumable(
+    problem: Problem, results: ResultsFile, executor: LocalExecutor
+) -> ProblemReport:
+    """The problem's report: references already in ``results`` (an earlier run) are read
+    back, the others run now and are written as each finishes."""
+    groups = {t.id: t.group for t in problem.tests}
+    kept = {row["reference"]: row for row in results.rows if row["problem_id"] == problem.id}
+    done = {
+        name: ReferenceReport(ref, ExecutionRecord.model_validate(kept[name]["record"]), groups)
+        for ref in problem.references
+        if (name := ref.name) in kept
+    }
+    for ref in problem.references:
+        if ref.name not in done:  # one reference at a time: each row is written as it finishes
+            (report,) = verify_problem(
+                problem, executor=executor, show_progress=True, references=[ref]
+            ).references
+            results.write(reference_row(problem.id, report))
+            done[ref.name] = report
+    return ProblemReport(problem, [done[r.name] for r in problem.references])
 
 
 def summary_table() -> Table:
@@ -594,13 +690,11 @@ def add_summary_row(table: Table, report: ProblemReport) -> None:
     )
 
 
-def write_report(report: ProblemReport, f) -> None:
-    for ref_report in report.references:
-        row = {
-            "problem_id": report.problem.id,
-            "reference": ref_report.reference.name,
-            "label": ref_report.label.value,
-            "as_expected": ref_report.as_expected,
-            "record": ref_report.record.model_dump(mode="json"),
-        }
-        f.write(json.dumps(row) + "\n")
+def reference_row(problem_id: str, report: ReferenceReport) -> dict:
+    return {
+        "problem_id": problem_id,
+        "reference": report.reference.name,
+        "label": report.label.value,
+        "as_expected": report.as_expected,
+        "record": report.record.model_dump(mode="json"),
+    }
