@@ -12,7 +12,9 @@
 from __future__ import annotations
 
 import argparse
-import json
+import hashlib
+import math
+import tempfile
 from pathlib import Path
 
 from rich.markup import escape
@@ -28,8 +30,10 @@ from execrl.cli._common import (
     sandbox_config,
     save_json,
 )
-from execrl.errors import ExecrlError, LoaderError
+from execrl.errors import DataError, LoaderError, OutputError, UsageError
 from execrl.problems.optim import BUNDLED, OPTIM_FORMATS, OptimProblem, load_optim_problems
+from execrl.report import pyplot
+from execrl.results import ResultsFile
 from execrl.rewards.solver.answers import ANSWER_CONVENTIONS, DEFAULT_CONVENTION
 from execrl.rewards.solver.checks import check_responses
 from execrl.rewards.solver.evaluation import (
@@ -46,13 +50,13 @@ from execrl.rewards.solver.execution import (
     install_hint,
     solver_executor,
 )
-from execrl.rewards.solver.lpfile import DEFAULT_BIG_M_RATIO, lp_features
+from execrl.rewards.solver.lpfile import DEFAULT_BIG_M_RATIO, lp_file_features
 from execrl.rewards.solver.rewards import (
     SOLVER_PRESETS,
     TOLERANCE_PRESETS,
     Tolerance,
     Verdict,
-    score_solver_responses,
+    iter_solver_scores,
     solver_reward_config,
 )
 from execrl.sandbox.limits import Limits
@@ -68,26 +72,61 @@ def register(commands: argparse._SubParsersAction) -> None:
     sub = parser.add_subparsers(dest="solver_command", metavar="SUBCOMMAND", required=True)
 
     p = _run_arguments(sub.add_parser("score", help="the solver reward of every response"))
-    p.add_argument("responses", type=Path, help='JSONL rows {"problem_id", "response"}')
+    p.add_argument("responses", type=Path, help=RESPONSES_HELP)
     _problem_arguments(p)
-    p.add_argument("--reward", choices=sorted(SOLVER_PRESETS), default="paper")
-    p.add_argument("--stage", type=int, choices=(1, 2), default=1)
-    p.add_argument("--out", type=Path, help="write one JSON row per response here")
+    p.add_argument(
+        "--reward",
+        choices=sorted(SOLVER_PRESETS),
+        default="paper",
+        help="the reward preset: paper (binary format 0.5 + execution 1 + accuracy 2, "
+        "|y - y*| <= 0.01; at most 3.5) or authors (graded format, accuracy 1, "
+        "|y - y*| / (|y| + 1) < 1e-6; at most 3) (default %(default)s)",
+    )
+    p.add_argument(
+        "--stage",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="1: format + execution + accuracy; 2: plus a bonus of 1 when a correct answer's "
+        "model file shows advanced modelling (binaries, big-M, non-linear) (default "
+        "%(default)s)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="write one JSON row per response here (JSONL, .jsonl.gz gzipped), each as soon as "
+        "it is scored",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the rows already in --out (an interrupted run's) and score only the "
+        "responses they lack",
+    )
     p.set_defaults(handler=cmd_score)
 
     p = _run_arguments(sub.add_parser("eval", help="pass@1, execution rate and error breakdown"))
-    p.add_argument("responses", type=Path, help='JSONL rows {"problem_id", "response"}')
+    p.add_argument("responses", type=Path, help=RESPONSES_HELP + " (K rows per problem)")
     _problem_arguments(p)
     p.add_argument(
         "--tolerance",
-        choices=(*TOLERANCE_PRESETS, "relative", "absolute", "authors", "rounded_relative"),
+        choices=(*TOLERANCE_PRESETS, *TOLERANCE_RULES),
         default="strict-relative",
-        help="a named preset (orlm-rounded-5pct reproduces ORLM's numbers, strict-relative "
-        "SIRL's) or a rule with --tolerance-value (default %(default)s)",
+        help="when a reported objective y matches the ground truth y*: a named preset "
+        "(strict-relative: |y - y*| / |y*| < 1e-6, SIRL's numbers; orlm-rounded-5pct: "
+        "rounded, relative < 5%%, ORLM's; paper-reward: |y - y*| <= 0.01; authors-code: "
+        "|y - y*| / (|y| + 1) < 1e-6) or a rule (relative, absolute, authors, "
+        "rounded_relative) whose value --tolerance-value gives (default %(default)s)",
     )
-    p.add_argument("--tolerance-value", type=float, help="the rule's value (with a rule name)")
+    p.add_argument(
+        "--tolerance-value",
+        type=float,
+        metavar="VALUE",
+        help="the value of a --tolerance rule: a finite number above 0 (default 1e-6); not "
+        "with a preset",
+    )
     p.add_argument("--out", type=Path, help="write the report (JSON) here")
-    p.add_argument("--plot", type=Path, help="write a PNG of the breakdown here")
+    p.add_argument("--plot", type=Path, help="write a PNG of the breakdown here (matplotlib)")
     p.set_defaults(handler=cmd_eval)
 
     p = _run_arguments(
@@ -101,10 +140,32 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--id", action="append", dest="ids", help="only these problem ids")
     p.set_defaults(handler=cmd_check)
 
-    p = sub.add_parser("features", help="the model features of an LP file")
-    p.add_argument("lp_file", type=Path)
-    p.add_argument("--big-m-ratio", type=float, default=DEFAULT_BIG_M_RATIO)
+    p = sub.add_parser(
+        "features",
+        help="the model features of an LP file",
+        description="Parse an LP file (CPLEX LP format, as HiGHS, PuLP, OR-Tools and Gurobi "
+        "write it) and print what it says about the model: direction, variables by kind, "
+        "constraints, quadratic terms, big-M rows, and whether it counts as advanced "
+        "modelling for the stage-2 bonus.",
+    )
+    p.add_argument("lp_file", type=Path, help="the LP file (UTF-8 text)")
+    p.add_argument(
+        "--big-m-ratio",
+        type=float,
+        default=DEFAULT_BIG_M_RATIO,
+        help="a row is big-M style when an integer variable's coefficient is at least this "
+        "many times every other coefficient of the row; a finite number above 1 (default "
+        "%(default)g)",
+    )
     p.set_defaults(handler=cmd_features)
+
+
+RESPONSES_HELP = (
+    'JSONL rows {"problem_id", "response"} (.jsonl or .jsonl.gz); an "answer" field overrides '
+    "the problem set's ground truth"
+)
+TOLERANCE_RULES = ("relative", "absolute", "authors", "rounded_relative")
+MAX_WORKERS = 256
 
 
 def _run_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -115,7 +176,11 @@ def _run_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="CPU-time limit per program, all threads together; the wall-clock limit is "
         "3x (default %(default)s)",
     )
-    parser.add_argument("--workers", type=int, help="sandbox workers (default: one per core)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        help=f"sandbox workers, 1 to {MAX_WORKERS} (default: one per core)",
+    )
     parser.add_argument(
         "--answers",
         choices=sorted(ANSWER_CONVENTIONS),
@@ -133,7 +198,10 @@ def _executor(args: argparse.Namespace):
 
 def _problem_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--problems", default=BUNDLED, help="the problem set the ids refer to (bundled)"
+        "--problems",
+        default=BUNDLED,
+        help="the problem set the ids refer to, for rows without an 'answer': 'bundled' "
+        "(default) or a file",
     )
     parser.add_argument("--format", choices=OPTIM_FORMATS, help="its format (guessed)")
 
@@ -141,77 +209,172 @@ def _problem_arguments(parser: argparse.ArgumentParser) -> None:
 def _limits(args: argparse.Namespace) -> Limits:
     """The run limits, after checking the run arguments (before any sandbox starts)."""
     if not 0 < args.timeout_s <= 600:
-        raise ExecrlError(f"--timeout-s must be in (0, 600], got {args.timeout_s}")
+        raise UsageError(f"--timeout-s must be in (0, 600] seconds, got {args.timeout_s}")
     if args.workers is not None and args.workers < 1:
-        raise ExecrlError(f"--workers must be at least 1, got {args.workers}")
-    if (getattr(args, "tolerance_value", None) or 1.0) <= 0:
-        raise ExecrlError(f"--tolerance-value must be positive, got {args.tolerance_value}")
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    if args.workers is not None and args.workers > MAX_WORKERS:
+        raise UsageError(f"--workers must be at most {MAX_WORKERS}, got {args.workers}")
+    value = getattr(args, "tolerance_value", None)
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise UsageError(f"--tolerance-value must be a finite number above 0, got {value}")
     return DEFAULT_SOLVER_LIMITS.model_copy(update={"cpu_time_s": args.timeout_s})
 
 
 # -- score -------------------------------------------------------------------------------------
 def cmd_score(args: argparse.Namespace) -> int:
     limits = _limits(args)
-    rows = read_responses(args.responses)
-    answers = _answers(rows, args)
     config = solver_reward_config(args.reward, stage=args.stage, answers=args.answers)
-    with _executor(args) as executor:
-        scores = score_solver_responses(
-            [r.response for r in rows],
-            answers,
-            reward=config,
-            executor=executor,
-            limits=limits,
-            progress=True,
-        )
-    table = Table("problem", "reward", "format", "exec", "acc", "bonus", "verdict", box=None)
-    for row, s in zip(rows, scores, strict=True):
-        reward = "—" if s.reward is None else f"{s.reward:.3g}"
-        table.add_row(
-            safe_text(row.problem_id),
-            reward,
-            f"{s.format_score:.3g}",
-            f"{s.execution_score:g}",
-            f"{s.accuracy_score:g}",
-            f"{s.bonus_score:g}",
-            s.verdict.value,
-        )
-    console.print(table)
-    rewards = [s.reward for s in scores if s.reward is not None]
+    if args.resume and args.out is None:
+        raise UsageError("--resume continues the --out file of an interrupted run; give --out")
+    _not_the_input(args.out, args.responses)
+    rows = read_responses(args.responses)
+    answers = _answers(rows, args, _problem_set(rows, args))
+    keys = [_response_key(i, row) for i, row in enumerate(rows)]
+    # Opened before any response runs: an unwritable --out fails now, not after the work.
+    with _results_file(args) as out:
+        _same_responses(out, set(keys), args)
+        todo = [i for i, key in enumerate(keys) if not out.has(key)]
+        if out.resumed:
+            console.print(
+                f"resuming {args.out}: {len(rows) - len(todo)} of {len(rows)} responses "
+                "already scored",
+                highlight=False,
+            )
+        done = {row.get("index"): row for row in out.rows}
+        if todo:
+            with _executor(args) as executor:
+                scores = iter_solver_scores(
+                    [rows[i].response for i in todo],
+                    [answers[i] for i in todo],
+                    reward=config,
+                    executor=executor,
+                    limits=limits,
+                    progress=True,
+                )
+                for i, score in zip(todo, scores, strict=True):
+                    done[i] = _score_row(i, rows[i], score)
+                    out.write(done[i])  # flushed: it survives an interruption from here on
+    scored = [done[i] for i in range(len(rows))]
+    console.print(_score_table(scored))
+    rewards = [r["reward"] for r in scored if r["reward"] is not None]
     mean = sum(rewards) / len(rewards) if rewards else float("nan")
     console.print(
-        f"{len(scores)} responses, mean reward {mean:.3f} (maximum {config.max_reward:g}, "
-        f"{args.reward}, stage {args.stage})"
+        f"{len(scored)} responses, mean reward {mean:.3f} over {len(rewards)} with a reward "
+        f"(maximum {config.max_reward:g}, {args.reward}, stage {args.stage})"
     )
     missing: dict[str, int] = {}
-    for s in scores:
-        if s.verdict is Verdict.SOLVER_UNAVAILABLE:
-            module = unavailable_module(s.run.detail)
+    for r in scored:
+        if r["verdict"] == Verdict.SOLVER_UNAVAILABLE.value:
+            module = unavailable_module(r.get("detail") or "")
             missing[module] = missing.get(module, 0) + 1
     _warn_unavailable(missing, "no reward (left out of the mean)")
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        with args.out.open("w", encoding="utf-8") as f:
-            for row, s in zip(rows, scores, strict=True):
-                f.write(json.dumps({"problem_id": row.problem_id, **s.to_dict()}) + "\n")
-        console.print(f"scores in {args.out}")
+        console.print(f"scores in {args.out}", highlight=False)
     return EXIT_OK
 
 
-def _answers(rows: list[ResponseRow], args: argparse.Namespace) -> list:
+def _response_key(index: int, row: ResponseRow) -> tuple[int, str, str]:
+    """What identifies a scored response in --out: its place, its problem and its text."""
+    return (index, row.problem_id, _sha256(row.response))
+
+
+def _row_key(row: dict) -> tuple:
+    return (row.get("index"), row.get("problem_id"), row.get("response_sha256"))
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _score_row(index: int, row: ResponseRow, score) -> dict:
+    return {
+        "index": index,
+        "problem_id": row.problem_id,
+        "response_sha256": _sha256(row.response),
+        **score.to_dict(),
+    }
+
+
+def _results_file(args: argparse.Namespace) -> ResultsFile | _NoResultsFile:
+    if args.out is None:
+        return _NoResultsFile()
+    return ResultsFile(args.out, key=_row_key, resume=args.resume)
+
+
+class _NoResultsFile:
+    """Where scores go without --out: nowhere (the table shows them)."""
+
+    def __init__(self) -> None:
+        self.rows: list[dict] = []
+        self.resumed = 0
+
+    def has(self, key: object) -> bool:
+        return False
+
+    def write(self, row: dict) -> None:
+        pass
+
+    def __enter__(self) -> _NoResultsFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+def _not_the_input(out: Path | None, responses: Path) -> None:
+    """--out naming the responses file would replace the input with its scores."""
+    if out is not None and out.resolve() == responses.resolve():
+        raise UsageError(
+            f"--out {out} is the responses file itself; give another file for the scores"
+        )
+
+
+def _same_responses(out: ResultsFile | _NoResultsFile, keys: set, args: argparse.Namespace):
+    """With --resume, the rows already in --out must be of these responses."""
+    foreign = [row for row in out.rows if _row_key(row) not in keys]
+    if foreign:
+        raise UsageError(
+            f"--resume: {len(foreign)} of the {len(out.rows)} rows in {args.out} are not "
+            f"scores of the responses in {args.responses} (another file, or it changed); "
+            "drop --resume to score everything again, or give another --out"
+        )
+
+
+def _score_table(rows: list[dict]) -> Table:
+    table = Table("problem", "reward", "format", "exec", "acc", "bonus", "verdict", box=None)
+    for r in rows:
+        table.add_row(
+            safe_text(r["problem_id"]),
+            "—" if r["reward"] is None else f"{r['reward']:.3g}",
+            f"{r['format']:.3g}",
+            f"{r['execution']:g}",
+            f"{r['accuracy']:g}",
+            f"{r['bonus']:g}",
+            safe_text(r["verdict"]),
+        )
+    return table
+
+
+def _problem_set(rows: list[ResponseRow], args: argparse.Namespace) -> dict[str, OptimProblem]:
+    """The problems the rows without an answer refer to (none are loaded when all have one)."""
     if all(r.answer is not None for r in rows):
-        return [r.answer for r in rows]
-    by_id = {p.id: p for p in load_optim_problems(args.problems, format=args.format)}
+        return {}
+    return {p.id: p for p in load_optim_problems(args.problems, format=args.format)}
+
+
+def _answers(
+    rows: list[ResponseRow], args: argparse.Namespace, known: dict[str, OptimProblem]
+) -> list:
     answers = []
     for row in rows:
         if row.answer is not None:
             answers.append(row.answer)
-        elif row.problem_id in by_id:
-            answers.append(by_id[row.problem_id].answer)
+        elif row.problem_id in known:
+            answers.append(known[row.problem_id].answer)
         else:
             raise LoaderError(
-                f"no problem {row.problem_id!r} in {args.problems}; pass --problems, or give "
-                "the row an 'answer'"
+                f"{args.responses}, line {row.line}: no problem {row.problem_id!r} in "
+                f"{args.problems}; pass --problems, or give the row an 'answer'"
             )
     return answers
 
@@ -219,25 +382,31 @@ def _answers(rows: list[ResponseRow], args: argparse.Namespace) -> list:
 # -- eval --------------------------------------------------------------------------------------
 def cmd_eval(args: argparse.Namespace) -> int:
     limits = _limits(args)
+    tolerance = _tolerance(args)
+    _writable(args.out, "--out")
+    _writable(args.plot, "--plot", plot=True)
     rows = read_responses(args.responses)
-    answers = _answers(rows, args)
-    known = (
-        {}
-        if all(r.answer is not None for r in rows)
-        else {p.id: p for p in load_optim_problems(args.problems, format=args.format)}
-    )
+    known = _problem_set(rows, args)
+    answers = _answers(rows, args, known)
     problems: dict[str, OptimProblem] = {}
     samples: dict[str, list[str]] = {}
+    first: dict[str, ResponseRow] = {}
     for row, answer in zip(rows, answers, strict=True):
         if row.problem_id not in problems:
+            first[row.problem_id] = row
             base = known.get(row.problem_id)
             problems[row.problem_id] = (
                 base.model_copy(update={"answer": answer})
                 if base is not None
                 else OptimProblem(id=row.problem_id, question="-", answer=answer, source="given")
             )
+        elif answer != problems[row.problem_id].answer:
+            raise DataError(
+                f"{args.responses}, line {row.line}: answer {answer!r} for problem "
+                f"{row.problem_id!r}, which line {first[row.problem_id].line} gives as "
+                f"{problems[row.problem_id].answer!r}; one ground truth per problem"
+            )
         samples.setdefault(row.problem_id, []).append(row.response)
-    tolerance = _tolerance(args)
     with _executor(args) as executor:
         result = evaluate_solver_samples(
             list(problems.values()),
@@ -269,10 +438,33 @@ def _warn_unavailable(counts: dict[str, int], consequence: str) -> None:
         )
 
 
+def _writable(path: Path | None, flag: str, *, plot: bool = False) -> None:
+    """Fail now, before any response runs, when ``path`` cannot be written (not after)."""
+    if path is None:
+        return
+    if plot:
+        plt = pyplot("breakdown plots")  # (matplotlib missing: say so now)
+        kinds = plt.gcf().canvas.get_supported_filetypes()
+        plt.close("all")
+        if path.suffix.lstrip(".").lower() not in kinds:
+            raise UsageError(
+                f"{flag} {path}: unknown picture format {path.suffix or '(none)'!r}; name the "
+                "file .png (or .svg, .pdf)"
+            )
+    if path.is_dir():
+        raise OutputError(f"{flag} {path}: is a directory; give a file name")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix="~"):
+            pass
+    except OSError as exc:
+        raise OutputError(f"{flag} {path}: cannot write there ({exc.strerror or exc})") from None
+
+
 def _tolerance(args: argparse.Namespace) -> Tolerance:
     if args.tolerance in TOLERANCE_PRESETS:
         if args.tolerance_value is not None:
-            raise ExecrlError(
+            raise UsageError(
                 f"--tolerance {args.tolerance} is a preset; --tolerance-value goes with a rule "
                 "(relative, absolute, authors, rounded_relative)"
             )
@@ -314,6 +506,8 @@ def _pct(value: float | None) -> str:
 def cmd_check(args: argparse.Namespace) -> int:
     limits = _limits(args)
     problems = load_optim_problems(args.source, format=args.format)
+    if not problems:
+        raise DataError(f"{args.source}: no problems to check (the file has no rows)")
     if args.ids:
         by_id = {p.id: p for p in problems}
         missing = [i for i in args.ids if i not in by_id]
@@ -336,9 +530,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 # -- features ----------------------------------------------------------------------------------
 def cmd_features(args: argparse.Namespace) -> int:
-    if not args.lp_file.is_file():
-        raise LoaderError(f"{args.lp_file}: no such file")
-    features = lp_features(args.lp_file.read_text(encoding="utf-8"), big_m_ratio=args.big_m_ratio)
+    ratio = args.big_m_ratio
+    if not (math.isfinite(ratio) and ratio > 1):
+        raise UsageError(f"--big-m-ratio must be a finite number above 1, got {ratio}")
+    features = lp_file_features(args.lp_file, big_m_ratio=ratio)
     table = Table("feature", "value", box=None)
     for name, value in features.model_dump().items():
         table.add_row(name, escape(str(value)))

@@ -235,7 +235,18 @@ def _guess(path: Path) -> str:
 
 def _rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     """Rows of a .jsonl file, a JSON array, or JSONL saved under a .json name."""
-    text = path.read_text(encoding="utf-8")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise LoaderError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise LoaderError(
+            f"{path}:{line}: not UTF-8 text ({data[exc.start : exc.start + 4]!r}); re-encode "
+            "the file as UTF-8"
+        ) from None
     rows: list[tuple[str, Any]]
     stripped = text.lstrip()
     if path.suffix == ".json" and stripped.startswith("["):

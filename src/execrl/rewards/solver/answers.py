@@ -31,7 +31,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from execrl.errors import ExecrlError
+from execrl.errors import ConfigError
 from execrl.problems.optim import Answer
 
 MARKER = "EXECRL_ANSWER"
@@ -74,10 +74,10 @@ class AnswerConvention:
         try:
             compiled = tuple(re.compile(rf"^\s*{p}", re.IGNORECASE) for p in self.patterns)
         except re.error as exc:
-            raise ExecrlError(f"answer convention {self.name!r}: bad pattern: {exc}") from exc
+            raise ConfigError(f"answer convention {self.name!r}: bad pattern: {exc}") from exc
         for pattern in compiled:
             if not {"number", "status"} & set(pattern.groupindex):
-                raise ExecrlError(
+                raise ConfigError(
                     f"answer convention {self.name!r}: the pattern {pattern.pattern!r} needs a "
                     "named group 'number' or 'status'"
                 )
@@ -133,14 +133,14 @@ def answer_convention(spec: AnswerSpec = DEFAULT_CONVENTION) -> AnswerConvention
         return spec
     if isinstance(spec, str):
         if spec not in ANSWER_CONVENTIONS:
-            raise ExecrlError(
+            raise ConfigError(
                 f"unknown answer convention {spec!r}; use one of: {', '.join(ANSWER_CONVENTIONS)}"
                 " or give your own patterns"
             )
         return ANSWER_CONVENTIONS[spec]
     patterns = spec.get("patterns")
     if not isinstance(patterns, Sequence) or isinstance(patterns, str) or not patterns:
-        raise ExecrlError("an answer convention needs a non-empty list 'patterns'")
+        raise ConfigError("an answer convention needs a non-empty list 'patterns'")
     return AnswerConvention(str(spec.get("name", "custom")), tuple(str(p) for p in patterns))
 
 

@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from execrl.errors import ExecrlError
+from execrl.errors import UsageError
 from execrl.problems.optim import Answer
 from execrl.rewards.solver.execution import SolveFeatures
 from execrl.rewards.solver.rewards import RELATIVE, Tolerance
@@ -124,13 +124,13 @@ def _weights(weights: Mapping[str, float] | Sequence[float] | None) -> dict[str,
     if isinstance(weights, Mapping):
         unknown = set(weights) - set(FEATURES)
         if unknown:
-            raise ExecrlError(
+            raise UsageError(
                 f"unknown self-consistency features {sorted(unknown)}; use {list(FEATURES)}"
             )
         return {**DEFAULT_WEIGHTS, **{k: float(v) for k, v in weights.items()}}
     values = list(weights)
     if len(values) != len(FEATURES):
-        raise ExecrlError(
+        raise UsageError(
             f"self-consistency takes {len(FEATURES)} weights (w1..w4 for {', '.join(FEATURES)}), "
             f"got {len(values)}"
         )

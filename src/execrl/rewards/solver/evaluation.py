@@ -19,15 +19,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from execrl.errors import ExecrlError, LoaderError
+from execrl.errors import DataError, LoaderError, OutputError, UsageError
 from execrl.problems.optim import Answer, OptimProblem, parse_answer
 from execrl.report import pyplot
+from execrl.results import iter_rows
 from execrl.rewards.solver.answers import DEFAULT_CONVENTION, AnswerSpec
 from execrl.rewards.solver.consistency import instance_enhanced_vote, majority_vote
 from execrl.rewards.solver.execution import CapturingExecutor, run_solver_codes
@@ -102,9 +103,17 @@ def evaluate_solver_samples(
     """Run and judge K responses per problem (``samples[i]`` belongs to ``problems[i]``);
     ``answers``: the answer convention (how printed answers are read)."""
     if len(problems) != len(samples):
-        raise ExecrlError(
+        raise UsageError(
             f"{len(problems)} problems but {len(samples)} sample lists; pass one list each"
         )
+    if not problems:
+        raise UsageError("no problems to evaluate; pass at least one problem and its samples")
+    for problem, group in zip(problems, samples, strict=True):
+        if isinstance(group, str) or not group:
+            what = "a string" if isinstance(group, str) else "no samples"
+            raise UsageError(
+                f"problem {problem.id!r}: {what}; pass a list of one or more responses"
+            )
     config = solver_reward_config("paper", tolerance=tolerance)
     parsed = [[parse_response(r) for r in group] for group in samples]
     flat = [p.code for group in parsed for p in group]
@@ -190,7 +199,6 @@ def plot_breakdown(report: EvaluationReport, path: str | Path) -> Path:
     plt = pyplot("breakdown plots")
 
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     rows = [("overall", report.overall), *report.by_source.items()]
     colours = {
         "correct": "tab:green",
@@ -216,8 +224,13 @@ def plot_breakdown(report: EvaluationReport, path: str | Path) -> Path:
     ax.set_title(f"solver evaluation (tolerance {report.tolerance})", fontsize=10)
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=110)
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write the plot ({exc.strerror or exc})") from None
+    finally:
+        plt.close(fig)
     return path
 
 
@@ -228,29 +241,73 @@ class ResponseRow:
     problem_id: str
     response: str
     answer: Answer | None = None
+    line: int = 0
+    """Its line in the file (0: not read from a file)."""
 
 
 def read_responses(path: str | Path) -> list[ResponseRow]:
-    """A JSONL file of ``{"problem_id", "response"}`` rows (K rows per problem for K
-    samples); an ``answer`` field, when present, overrides the problem set's ground truth."""
+    """A JSONL file (``.jsonl`` or ``.jsonl.gz``) of ``{"problem_id", "response"}`` rows (K
+    rows per problem for K samples); an ``answer`` field, when present, overrides the problem
+    set's ground truth. A malformed row, or a file with no rows, is a DataError naming the
+    file (and line)."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise LoaderError(f"{path}: no such file")
     rows = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{lineno}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise LoaderError(f"{where}: not valid JSON: {exc.msg}") from exc
-        if not isinstance(row, dict) or not isinstance(row.get("response"), str):
-            raise LoaderError(f"{where}: expected an object with a string field 'response'")
+    for lineno, row in _numbered_rows(path):
+        where = f"{path}, line {lineno}"
+        response = row.get("response")
+        if not isinstance(response, str):
+            got = "none" if response is None else type(response).__name__
+            raise DataError(f"{where}: 'response' must be a string (the model's text), got {got}")
         problem_id = row.get("problem_id", row.get("id"))
         if problem_id is None:
-            raise LoaderError(f"{where}: no 'problem_id'")
+            raise DataError(f"{where}: no 'problem_id' (the id of the problem it answers)")
+        if isinstance(problem_id, bool) or not isinstance(problem_id, str | int):
+            raise DataError(
+                f"{where}: 'problem_id' must be a string or an integer, got {problem_id!r}"
+            )
+        if not str(problem_id).strip():
+            raise DataError(f"{where}: 'problem_id' is empty")
         answer = row.get("answer")
         parsed = None if answer is None else parse_answer(answer, where=f"{where}: answer")
-        rows.append(ResponseRow(str(problem_id), row["response"], parsed))
+        rows.append(ResponseRow(str(problem_id), response, parsed, lineno))
+    if not rows:
+        raise DataError(
+            f"{path}: no responses (the file has no rows); expected JSON lines "
+            '{"problem_id": ..., "response": ...}'
+        )
     return rows
+
+
+def _numbered_rows(path: Path) -> Iterator[tuple[int, dict]]:
+    """(line number, row) of a JSON-lines file; undecodable, non-JSON and non-object lines
+    are DataErrors naming the file and line (:func:`execrl.results.iter_rows`)."""
+    if path.name.endswith(".gz"):  # (gzip members carry no line numbers of their own)
+        yield from enumerate(iter_rows(path, drop_torn=False), start=1)
+        return
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    for lineno, line in enumerate(data.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise DataError(
+                f"{path}, line {lineno}: not UTF-8 text (byte {exc.start}: "
+                f"{line[exc.start : exc.start + 4]!r}); re-encode the file as UTF-8"
+            ) from None
+        try:
+            row = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise DataError(
+                f"{path}, line {lineno}: not valid JSON ({exc.msg}, column {exc.colno})"
+            ) from None
+        if not isinstance(row, dict):
+            raise DataError(
+                f"{path}, line {lineno}: expected a JSON object, got {type(row).__name__}"
+            )
+        yield lineno, row

@@ -31,7 +31,7 @@ import importlib.util
 import os
 import re
 import sysconfig
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
@@ -415,14 +415,35 @@ def run_solver_codes(
     program) and closed after it. ``answers`` names the answer convention (or gives one): how
     the program's stdout is read (:data:`ANSWER_CONVENTIONS`). The code is never compiled
     here: its syntax is checked inside the sandbox."""
+    return list(
+        iter_solver_runs(
+            codes,
+            executor=executor,
+            limits=limits,
+            progress=progress,
+            description=description,
+            answers=answers,
+        )
+    )
+
+
+def iter_solver_runs(
+    codes: Sequence[str | None],
+    *,
+    executor: CapturingExecutor | None = None,
+    limits: Limits | None = None,
+    progress: bool = True,
+    description: str = "solving",
+    answers: AnswerSpec = DEFAULT_CONVENTION,
+) -> Iterator[SolverRun]:
+    """:func:`run_solver_codes` as a stream: one run per code, in order, each yielded as soon
+    as it and the ones before it have finished (so a caller can save results as they come)."""
     limits = limits or DEFAULT_SOLVER_LIMITS
     convention = answer_convention(answers)
     runnable = [i for i, code in enumerate(codes) if code is not None]
-    runs: list[SolverRun] = [
-        SolverRun(RunStatus.NO_CODE, detail="no code could be extracted") for _ in codes
-    ]
     if not runnable:
-        return runs
+        yield from (_no_code() for _ in codes)
+        return
     own = None
     if executor is None:
         own = executor = solver_executor(workers=min(len(runnable), default_jobs()))
@@ -434,12 +455,19 @@ def run_solver_codes(
         results = parallel_map(
             one, runnable, jobs=executor.workers, description=description, show_progress=progress
         )
+        done = 0
         for i, run in zip(runnable, results, strict=True):
-            runs[i] = run
+            yield from (_no_code() for _ in range(done, i))  # the ones before it, nothing to run
+            yield run
+            done = i + 1
+        yield from (_no_code() for _ in range(done, len(codes)))
     finally:
         if own is not None:
             own.close()
-    return runs
+
+
+def _no_code() -> SolverRun:
+    return SolverRun(RunStatus.NO_CODE, detail="no code could be extracted")
 
 
 def _run_one(

@@ -22,17 +22,18 @@ import itertools
 import math
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from execrl.errors import ExecrlError
+from execrl.errors import DataError, UsageError
 
 DEFAULT_BIG_M_RATIO = 10.0
 """A constraint is big-M style when an integer variable's coefficient is at least this many
 times larger (in magnitude) than every other coefficient of the row."""
 
 
-class LpFormatError(ExecrlError):
+class LpFormatError(DataError):
     """An LP file could not be parsed; the message names the line."""
 
 
@@ -164,6 +165,11 @@ class ModelFeatures(BaseModel):
 def parse_lp(text: str) -> LpModel:
     """Parse LP-format text; raises LpFormatError naming the line of the first problem."""
     sections = _split_sections(text)
+    if not sections:
+        raise LpFormatError(
+            "no sections (the text is empty or only comments); an LP file starts with "
+            "Maximize or Minimize"
+        )
     direction, objective, constant, obj_quadratic = None, {}, 0.0, 0
     rows: list[LpRow] = []
     bounds: dict[str, tuple[float, float]] = {}
@@ -309,8 +315,8 @@ def _parse_expression(cur: _Cursor, *, stop_at_label: bool = False) -> tuple[dic
         while not cur.done() and cur.peek().text in ("+", "-"):  # type: ignore[union-attr]
             sign = -sign if cur.take().text == "-" else sign
         token = cur.peek()
-        if token is None:
-            break
+        if token is None:  # "obj: x +" and then the next section: a sign without its term
+            raise cur.fail("expected a term after the sign")
         if token.text == "[":
             quadratic += _parse_quadratic(cur)
         elif token.kind == "number" or _is_infinity(token):
@@ -473,6 +479,7 @@ def _is_infinity(token: _Tok) -> bool:
 # -- features ----------------------------------------------------------------------------------
 def model_features(model: LpModel, *, big_m_ratio: float = DEFAULT_BIG_M_RATIO) -> ModelFeatures:
     """Counts and modelling features of a parsed LP model."""
+    check_big_m_ratio(big_m_ratio)
     binaries = set(model.binaries)
     generals = set(model.generals) - binaries
     for name in list(generals):
@@ -502,9 +509,46 @@ def model_features(model: LpModel, *, big_m_ratio: float = DEFAULT_BIG_M_RATIO) 
     )
 
 
+def check_big_m_ratio(ratio: float) -> float:
+    """``ratio`` if it is a usable big-M ratio (a finite number above 1), else a UsageError."""
+    if not (isinstance(ratio, int | float) and math.isfinite(ratio) and ratio > 1):
+        raise UsageError(
+            f"big_m_ratio must be a finite number above 1, got {ratio!r} (default "
+            f"{DEFAULT_BIG_M_RATIO:g}: an integer variable's coefficient 10x every other one)"
+        )
+    return ratio
+
+
 def lp_features(text: str, *, big_m_ratio: float = DEFAULT_BIG_M_RATIO) -> ModelFeatures:
     """Parse LP text and return its features (raises LpFormatError)."""
     return model_features(parse_lp(text), big_m_ratio=big_m_ratio)
+
+
+def lp_file_features(
+    path: str | Path, *, big_m_ratio: float = DEFAULT_BIG_M_RATIO
+) -> ModelFeatures:
+    """The features of the LP file at ``path``; an unreadable file, one that is not UTF-8
+    text, or one that does not parse is an LpFormatError (a DataError) naming the file."""
+    check_big_m_ratio(big_m_ratio)
+    path = Path(path)
+    if not path.exists():
+        raise LpFormatError(f"{path}: no such file")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise LpFormatError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise LpFormatError(
+            f"{path}, line {line}: not UTF-8 text ({data[exc.start : exc.start + 4]!r}); "
+            "re-encode the file as UTF-8"
+        ) from None
+    try:
+        return lp_features(text, big_m_ratio=big_m_ratio)
+    except LpFormatError as exc:
+        raise LpFormatError(f"{path}: {exc}") from None
 
 
 def _is_big_m(row: LpRow, integers: set[str], ratio: float) -> bool:

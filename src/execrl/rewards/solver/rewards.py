@@ -23,14 +23,14 @@ small for the model (verdict ``solver_unavailable``, an infrastructure failure: 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from execrl.errors import ExecrlError
+from execrl.errors import ConfigError, UsageError
 from execrl.problems._validation import describe_validation_error
 from execrl.problems.optim import STATUSES, Answer, parse_answer
 from execrl.rewards.solver.answers import ANSWER_CONVENTIONS, DEFAULT_CONVENTION
@@ -38,7 +38,7 @@ from execrl.rewards.solver.execution import (
     CapturingExecutor,
     RunStatus,
     SolverRun,
-    run_solver_codes,
+    iter_solver_runs,
 )
 from execrl.rewards.solver.lpfile import DEFAULT_BIG_M_RATIO, ModelFeatures
 from execrl.rewards.solver.parsing import ParsedResponse, parse_response
@@ -63,7 +63,7 @@ class Tolerance(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     rule: Literal["absolute", "relative", "authors", "rounded_relative"] = "absolute"
-    value: float = Field(default=0.01, gt=0)
+    value: float = Field(default=0.01, gt=0, allow_inf_nan=False)
 
     @property
     def name(self) -> str:
@@ -115,7 +115,7 @@ computed under another."""
 def tolerance_preset(name: str) -> Tolerance:
     """A named tolerance (:data:`TOLERANCE_PRESETS`)."""
     if name not in TOLERANCE_PRESETS:
-        raise ExecrlError(
+        raise UsageError(
             f"unknown tolerance preset {name!r}; use one of: {', '.join(TOLERANCE_PRESETS)}"
         )
     return TOLERANCE_PRESETS[name]
@@ -127,15 +127,15 @@ class SolverRewardConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     format: Literal["binary", "graded"] = "binary"
-    format_weight: float = Field(default=0.5, ge=0)
+    format_weight: float = Field(default=0.5, ge=0, allow_inf_nan=False)
     """Binary: the format term is this or 0. Graded: this × (2 − penalties) (so 0.5 → [0, 1])."""
-    execution_weight: float = Field(default=1.0, ge=0)
-    accuracy_weight: float = Field(default=2.0, ge=0)
+    execution_weight: float = Field(default=1.0, ge=0, allow_inf_nan=False)
+    accuracy_weight: float = Field(default=2.0, ge=0, allow_inf_nan=False)
     tolerance: Tolerance = ABSOLUTE
     stage: Literal[1, 2] = 1
     """1: format + execution + accuracy. 2: plus the advanced-modelling bonus."""
-    bonus: float = Field(default=1.0, ge=0)
-    big_m_ratio: float = Field(default=DEFAULT_BIG_M_RATIO, gt=1)
+    bonus: float = Field(default=1.0, ge=0, allow_inf_nan=False)
+    big_m_ratio: float = Field(default=DEFAULT_BIG_M_RATIO, gt=1, allow_inf_nan=False)
     """How much larger an integer variable's coefficient must be than the rest of its row for
     the row to count as big-M style."""
     unavailable_solver: Literal["skip", "fail"] = "skip"
@@ -191,19 +191,19 @@ def solver_reward_config(spec: SolverRewardSpec = "paper", **overrides: Any) -> 
         fields = dict(spec)
         base = _preset(str(fields.pop("preset", "paper")))
     else:
-        raise ExecrlError(f"a solver reward is a preset name, a mapping or a config, not {spec!r}")
+        raise ConfigError(f"a solver reward is a preset name, a mapping or a config, not {spec!r}")
     fields.update(overrides)
     if not fields:
         return base
     try:
         return SolverRewardConfig.model_validate({**base.model_dump(), **fields})
     except ValidationError as exc:
-        raise ExecrlError(f"solver reward: {describe_validation_error(exc)}") from exc
+        raise ConfigError(f"solver reward: {describe_validation_error(exc)}") from exc
 
 
 def _preset(name: str) -> SolverRewardConfig:
     if name not in SOLVER_PRESETS:
-        raise ExecrlError(
+        raise ConfigError(
             f"unknown solver reward preset {name!r}; use one of: {', '.join(SOLVER_PRESETS)}"
         )
     return SOLVER_PRESETS[name]
@@ -322,24 +322,53 @@ def score_solver_responses(
 
     ``answers`` are ground truths, one per response (numbers, numeric strings or statuses).
     Without an executor a solver executor is opened for the call."""
+    return list(
+        iter_solver_scores(
+            responses,
+            answers,
+            reward=reward,
+            executor=executor,
+            limits=limits,
+            progress=progress,
+        )
+    )
+
+
+def iter_solver_scores(
+    responses: Sequence[str],
+    answers: Sequence[Answer | str | float],
+    *,
+    reward: SolverRewardSpec = "paper",
+    executor: CapturingExecutor | None = None,
+    limits: Limits | None = None,
+    progress: bool = False,
+) -> Iterator[SolverScore]:
+    """:func:`score_solver_responses` as a stream: each score in order, as soon as its run
+    (and the ones before it) finished. The arguments are checked before anything runs."""
+    if isinstance(responses, str) or isinstance(answers, str):
+        raise UsageError("responses and answers are lists, one answer per response")
     if len(responses) != len(answers):
-        raise ExecrlError(
+        raise UsageError(
             f"{len(responses)} responses but {len(answers)} answers; pass one answer each"
         )
+    for i, response in enumerate(responses):
+        if not isinstance(response, str):
+            raise UsageError(f"response {i}: expected a string, got {type(response).__name__}")
     config = solver_reward_config(reward)
     truths = [_truth(a, i) for i, a in enumerate(answers)]
     parsed = [parse_response(r) for r in responses]
-    runs = run_solver_codes(
-        [p.code for p in parsed],
-        executor=executor,
-        limits=limits,
-        progress=progress,
-        answers=config.answers,
-    )
-    return [
-        solver_reward(p, run, truth, config)
-        for p, run, truth in zip(parsed, runs, truths, strict=True)
-    ]
+    return _scores(parsed, truths, config, executor=executor, limits=limits, progress=progress)
+
+
+def _scores(
+    parsed: list[ParsedResponse],
+    truths: list[Answer],
+    config: SolverRewardConfig,
+    **run: Any,
+) -> Iterator[SolverScore]:
+    runs = iter_solver_runs([p.code for p in parsed], answers=config.answers, **run)
+    for p, solved, truth in zip(parsed, runs, truths, strict=True):
+        yield solver_reward(p, solved, truth, config)
 
 
 def score_solver_response(
