@@ -22,6 +22,7 @@ from execrl.results import read_rows
 from execrl.rewards.solver import (
     LpFormatError,
     Tolerance,
+    answer_convention,
     evaluate_solver_samples,
     lp_features,
     score_solver_responses,
@@ -272,6 +273,22 @@ def test_malformed_response_rows_name_the_line(bad_input, tmp_path, no_sandbox, 
     assert f"{path}, line 2" in line and message in line
 
 
+def test_a_json_array_instead_of_json_lines(bad_input, tmp_path, no_sandbox):
+    path = tmp_path / "r.json"
+    rows = [{"problem_id": "p", "response": "x", "answer": 1}]
+    path.write_text(json.dumps(rows, indent=2))
+    line = bad_input(["solver", "score", path])
+    assert f"{path}: a JSON array; expected JSON lines" in line
+
+
+def test_a_byte_order_mark_is_not_an_error(tmp_path, capsys):
+    path = tmp_path / "r.jsonl"
+    row = {"problem_id": "p", "response": program(2), "answer": 2}
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(row).encode() + b"\n")
+    assert main_module.main(["solver", "score", str(path)]) == 0
+    assert "mean reward 3.000" in capsys.readouterr().out
+
+
 def test_unknown_problem_id_names_the_responses_line(bad_input, tmp_path, no_sandbox):
     path = write_rows(tmp_path / "r.jsonl", [{"problem_id": "no-such-problem", "response": "x"}])
     line = bad_input(["solver", "score", path])
@@ -345,6 +362,8 @@ def test_api_errors_are_typed():
         evaluate_solver_samples([problem], ["one response, not a list"])
     with pytest.raises(ConfigError, match="unknown solver reward preset 'nope'"):
         score_solver_responses(["x"], [1], reward="nope")
+    with pytest.raises(ConfigError, match="an answer convention is a name"):
+        answer_convention(5)  # type: ignore[arg-type]
     with pytest.raises(ValueError):  # (pydantic's ValidationError)
         Tolerance(rule="relative", value=float("inf"))
     with pytest.raises(UsageError, match="big_m_ratio"):

@@ -138,6 +138,11 @@ def answer_convention(spec: AnswerSpec = DEFAULT_CONVENTION) -> AnswerConvention
                 " or give your own patterns"
             )
         return ANSWER_CONVENTIONS[spec]
+    if not isinstance(spec, Mapping):
+        raise ConfigError(
+            f"an answer convention is a name ({', '.join(ANSWER_CONVENTIONS)}), a mapping "
+            f"{{'name', 'patterns'}} or an AnswerConvention, not {spec!r}"
+        )
     patterns = spec.get("patterns")
     if not isinstance(patterns, Sequence) or isinstance(patterns, str) or not patterns:
         raise ConfigError("an answer convention needs a non-empty list 'patterns'")

@@ -290,6 +290,12 @@ def _numbered_rows(path: Path) -> Iterator[tuple[int, dict]]:
         data = path.read_bytes()
     except OSError as exc:
         raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    data = data.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark (Windows editors)
+    if data.lstrip().startswith(b"["):
+        raise DataError(
+            f"{path}: a JSON array; expected JSON lines, one "
+            '{"problem_id": ..., "response": ...} object per line'
+        )
     for lineno, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
             continue
