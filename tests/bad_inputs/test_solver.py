@@ -210,6 +210,19 @@ def test_resume_onto_scores_of_other_responses_is_refused(bad_input, responses, 
     assert out.read_text() == before
 
 
+def test_resume_onto_rows_that_are_not_scores_is_refused(bad_input, responses, tmp_path):
+    out = tmp_path / "scores.jsonl"
+    assert main_module.main(["solver", "score", str(responses), "--out", str(out)]) == 0
+    rows = read_rows(out)
+    del rows[0]["format"]  # (edited by hand, or written by something else)
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    before = out.read_text()
+    assert "not scores of the responses" in bad_input(
+        ["solver", "score", responses, "--out", out, "--resume"]
+    )
+    assert out.read_text() == before
+
+
 def test_resume_without_out(bad_input, responses, no_sandbox):
     assert "give --out" in bad_input(["solver", "score", responses, "--resume"])
 
@@ -358,6 +371,8 @@ def test_api_errors_are_typed():
     problem = OptimProblem(id="p", question="q", answer=1.0, source="s")
     with pytest.raises(UsageError, match="problem 'p': no samples"):
         evaluate_solver_samples([problem], [[]])
+    with pytest.raises(UsageError, match="problem 'p', sample 0: expected a string"):
+        evaluate_solver_samples([problem], [[None]])
     with pytest.raises(UsageError, match="problem 'p': a string"):
         evaluate_solver_samples([problem], ["one response, not a list"])
     with pytest.raises(ConfigError, match="unknown solver reward preset 'nope'"):

@@ -331,13 +331,27 @@ def _not_the_input(out: Path | None, responses: Path) -> None:
 
 def _same_responses(out: ResultsFile | _NoResultsFile, keys: set, args: argparse.Namespace):
     """With --resume, the rows already in --out must be of these responses."""
-    foreign = [row for row in out.rows if _row_key(row) not in keys]
+    foreign = [row for row in out.rows if _row_key(row) not in keys or not _is_score(row)]
     if foreign:
         raise UsageError(
             f"--resume: {len(foreign)} of the {len(out.rows)} rows in {args.out} are not "
             f"scores of the responses in {args.responses} (another file, or it changed); "
             "drop --resume to score everything again, or give another --out"
         )
+
+
+_SCORE_TERMS = ("format", "execution", "accuracy", "bonus")
+
+
+def _is_score(row: dict) -> bool:
+    """A row this command wrote: the reward, its terms and a verdict."""
+    numbers = [row.get(term) for term in _SCORE_TERMS]
+    reward = row.get("reward")
+    return (
+        all(isinstance(x, int | float) and not isinstance(x, bool) for x in numbers)
+        and (reward is None or isinstance(reward, int | float))
+        and isinstance(row.get("verdict"), str)
+    )
 
 
 def _score_table(rows: list[dict]) -> Table:

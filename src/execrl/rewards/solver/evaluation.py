@@ -114,6 +114,12 @@ def evaluate_solver_samples(
             raise UsageError(
                 f"problem {problem.id!r}: {what}; pass a list of one or more responses"
             )
+        for j, sample in enumerate(group):
+            if not isinstance(sample, str):
+                raise UsageError(
+                    f"problem {problem.id!r}, sample {j}: expected a string, got "
+                    f"{type(sample).__name__}"
+                )
     config = solver_reward_config("paper", tolerance=tolerance)
     parsed = [[parse_response(r) for r in group] for group in samples]
     flat = [p.code for group in parsed for p in group]
