@@ -23,13 +23,14 @@ import json
 import math
 import os
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
 from rich.table import Table
 
 from execrl.cli._common import EXIT_OK, console, safe_text
-from execrl.errors import ExecrlError
+from execrl.errors import ExecrlError, OutputError, UsageError
 from execrl.evaluate import (
     AXES,
     DEFAULT_KS,
@@ -48,7 +49,7 @@ from execrl.evaluate import (
     samples_from_jsonl,
     sweep,
 )
-from execrl.evaluate.folder import load_problem_set
+from execrl.evaluate.folder import check_label, load_problem_set
 from execrl.evaluate.report import pass_table, win_table, write_metrics_report, write_sweep_report
 from execrl.integrations.openai import (
     DEFAULT_KEY_VARIABLE,
@@ -61,6 +62,15 @@ from execrl.sandbox.records import Status
 
 LOCAL = "local"
 LOCAL_LABEL = "smollm2-135m"
+MAX_REPEATS = 100
+"""The most timed repeats per test a run takes (the sandbox's own bound)."""
+
+
+def check_jobs(jobs: int) -> None:
+    """--jobs: at least 1 sandbox worker and no more than the machine's cores."""
+    cores = os.cpu_count() or 1
+    if not 1 <= jobs <= cores:
+        raise UsageError(f"--jobs {jobs}: give 1 to {cores} sandbox workers (this machine's cores)")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -134,8 +144,7 @@ def _register_sample(sub: argparse._SubParsersAction) -> None:
 
 def cmd_sample(args: argparse.Namespace) -> int:
     folder = EvalFolder(args.out)
-    if args.n < 1:
-        raise ExecrlError(f"--n must be >= 1, got {args.n}")
+    check_sampling(args)
     sampler, info = resolve_model(args)
     if info.kind == "file":
         samples = samples_from_jsonl(args.model, info.label)
@@ -143,8 +152,12 @@ def cmd_sample(args: argparse.Namespace) -> int:
         # Without a problem selection, a new folder holds the problems the file answers.
         answered = list(dict.fromkeys(s.problem_id for s in samples))
         source, fmt, problems = resolve_problems(args, folder, default_ids=answered)
+        folder.check_can_add(info.label, problems, source=source, format=fmt, replace=args.replace)
     else:
         source, fmt, problems = resolve_problems(args, folder)
+        # Everything add_samples would refuse is refused before the sampling work.
+        folder.check_can_add(info.label, problems, source=source, format=fmt, replace=args.replace)
+        writable_folder(args.out / "samples", "--out")
         samples = sample_problems(problems, sampler, model=info.label, n=args.n)
     path = folder.add_samples(
         info, samples, problems, source=source, format=fmt, replace=args.replace
@@ -157,6 +170,23 @@ def cmd_sample(args: argparse.Namespace) -> int:
         highlight=False,
     )
     return EXIT_OK
+
+
+def check_sampling(args: argparse.Namespace) -> None:
+    """The sampling settings, checked before a model loads or an endpoint is asked."""
+    checks = [
+        ("--n", args.n, args.n >= 1, "at least 1 sample per problem"),
+        ("--max-new-tokens", args.max_new_tokens, args.max_new_tokens >= 1, "at least 1"),
+        ("--temperature", args.temperature, 0 <= args.temperature < math.inf, "0 or more"),
+        ("--top-p", args.top_p, 0 < args.top_p <= 1, "a value in (0, 1]"),
+        ("--batch-size", args.batch_size, args.batch_size >= 1, "at least 1"),
+        ("--threads", args.threads, args.threads is None or args.threads >= 1, "at least 1"),
+    ]
+    for flag, value, ok, wanted in checks:
+        if not ok:
+            raise UsageError(f"{flag} {value}: give {wanted}")
+    if args.label is not None:
+        check_label(args.label)
 
 
 def resolve_model(args: argparse.Namespace) -> tuple[Any, ModelInfo]:
@@ -299,6 +329,15 @@ def _register_run(sub: argparse._SubParsersAction) -> None:
         metavar="N",
         help="only the N smallest optimization tests per problem (cheaper; default: all)",
     )
+    again = p.add_mutually_exclusive_group()
+    again.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue an interrupted campaign (same settings): runs that finished are kept",
+    )
+    again.add_argument(
+        "--restart", action="store_true", help="discard an interrupted campaign and start over"
+    )
     p.set_defaults(handler=cmd_run)
 
 
@@ -307,18 +346,39 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     folder = EvalFolder(args.folder)
     folder.manifest()  # fail before starting a sandbox
-    if args.jobs < 1 or args.repeats < 1:
-        raise ExecrlError(f"--jobs and --repeats must be >= 1, got {args.jobs}, {args.repeats}")
-    with LocalExecutor(workers=args.jobs, reserve_host_core=True) as executor:
-        info = run_campaign(
-            folder,
-            executor,
-            seed=args.seed,
-            cap_s=args.cap_s,
-            repeats=args.repeats,
-            timing=args.timing,
-            max_optimization_tests=args.max_opt_tests,
+    check_jobs(args.jobs)
+    if not 1 <= args.repeats <= MAX_REPEATS:
+        raise UsageError(f"--repeats {args.repeats}: give 1 to {MAX_REPEATS} timed repeats")
+    if args.cap_s is not None and not 0 < args.cap_s <= 600:
+        raise UsageError(f"--cap-s {args.cap_s}: the cap must lie in (0, 600] seconds")
+    if args.max_opt_tests is not None and args.max_opt_tests < 1:
+        raise UsageError(f"--max-opt-tests {args.max_opt_tests}: give at least 1")
+    finished = folder.interrupted_campaign()
+    if finished is not None and not (args.resume or args.restart):
+        raise UsageError(
+            f"{args.folder} holds an interrupted campaign ({finished} runs finished); "
+            "continue it with --resume, or start over with --restart"
         )
+    try:
+        with LocalExecutor(workers=args.jobs, reserve_host_core=True) as executor:
+            info = run_campaign(
+                folder,
+                executor,
+                seed=args.seed,
+                cap_s=args.cap_s,
+                repeats=args.repeats,
+                timing=args.timing,
+                max_optimization_tests=args.max_opt_tests,
+                resume=args.resume,
+            )
+    except KeyboardInterrupt:
+        kept = folder.interrupted_campaign() or 0
+        print(
+            f"{kept} finished runs kept in {args.folder}; continue with "
+            f"`execrl eval run {args.folder} --resume`",
+            file=sys.stderr,
+        )
+        raise
     data = load_eval(args.folder)
     table = Table(
         title=f"campaign: {info.samples} samples, {info.references} reference runs, "
@@ -428,8 +488,14 @@ def replay_settings(args: argparse.Namespace) -> ReplaySettings:
 
 def metric_options(args: argparse.Namespace, models: list[str]) -> dict[str, Any]:
     baseline = args.baseline or (models[0] if len(models) > 1 else None)
+    if args.baseline is not None and args.baseline not in models:
+        raise UsageError(
+            f"--baseline: unknown baseline model {args.baseline!r}; models: {', '.join(models)}"
+        )
     if args.resamples < 1:
-        raise ExecrlError(f"--resamples must be >= 1, got {args.resamples}")
+        raise UsageError(f"--resamples must be >= 1, got {args.resamples}")
+    if not 0 < args.level < 1:
+        raise UsageError(f"--level {args.level}: an interval level lies in (0, 1), e.g. 0.95")
     return {
         "baseline": baseline,
         "resamples": args.resamples,
@@ -440,14 +506,17 @@ def metric_options(args: argparse.Namespace, models: list[str]) -> dict[str, Any
 
 def cmd_metrics(args: argparse.Namespace) -> int:
     data = load_eval(args.folder)
+    out = writable_folder(args.report or args.folder / "report", "--report")  # before the work
     settings = replay_settings(args)
-    taus = _numbers(args.tau, "--tau") if args.tau else DEFAULT_TAUS
-    ks = tuple(int(k) for k in _numbers(args.k, "--k")) if args.k else DEFAULT_KS
+    taus = _taus(args.tau) if args.tau else DEFAULT_TAUS
+    ks = _ks(args.k) if args.k else DEFAULT_KS
     options = metric_options(args, data.models)
+    rewards = args.reward or ["correctness", "collapsed"]
+    check_specs(args.env, rewards)  # before any work
     scored = replay(data, settings)
+    ks = computable_ks(scored, ks, explicit=bool(args.k))
     metrics = evaluate(scored, taus=taus, ks=ks, **options)
     breakdown = by_difficulty(scored, taus=taus, ks=ks, **options)
-    rewards = args.reward or ["correctness", "collapsed"]
     degenerate = {
         f"{reward} @ {args.env}": degenerate_ratios(
             data, env=args.env, reward=reward, settings=settings
@@ -458,8 +527,12 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         name: {m: (None if math.isnan(v) else v) for m, v in ratios.items()}
         for name, ratios in degenerate.items()
     }
-    out = args.report or args.folder / "report"
-    page = write_metrics_report(scored, metrics, out, breakdown=breakdown, degenerate=degenerate)
+    level = round(100 * metrics.level)
+    title = f"p_τ pass@k, {level}% intervals ({settings.describe()})"
+    _print_table(title, *pass_table(metrics, digits=2))
+    if metrics.baseline is not None and len(metrics.models) > 1:
+        _print_table(f"win rates against {metrics.baseline}", *win_table(metrics, digits=2))
+    # The numbers first (shown above, then metrics.json), the page with its figures last.
     (out / "metrics.json").write_text(
         json.dumps(
             {
@@ -472,11 +545,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         )
         + "\n"
     )
-    level = round(100 * metrics.level)
-    title = f"p_τ pass@k, {level}% intervals ({settings.describe()})"
-    _print_table(title, *pass_table(metrics, digits=2))
-    if metrics.baseline is not None and len(metrics.models) > 1:
-        _print_table(f"win rates against {metrics.baseline}", *win_table(metrics, digits=2))
+    page = write_metrics_report(scored, metrics, out, breakdown=breakdown, degenerate=degenerate)
     console.print(f"report: {page}", highlight=False)
     return EXIT_OK
 
@@ -489,8 +558,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         raise ExecrlError(f"--sweep {text!r}: write AXIS=VALUES with AXIS one of {_csv(AXES)}")
     values = sweep_values(values_text)
     data = load_eval(args.folder)
+    out = writable_folder(args.report or args.folder / f"replay-{axis}", "--report")
     base = replay_settings(args)
-    taus = _numbers(args.tau, "--tau") if args.tau else DEFAULT_TAUS
+    taus = _taus(args.tau) if args.tau else DEFAULT_TAUS
     points = sweep(
         data,
         axis,
@@ -500,13 +570,68 @@ def cmd_replay(args: argparse.Namespace) -> int:
         progress=True,
         **metric_options(args, data.models),
     )
-    out = args.report or args.folder / f"replay-{axis}"
     page = write_sweep_report(points, axis, out, note=f"Other settings: {base.describe()}.")
     from execrl.evaluate.report import sweep_table
 
     _print_table(f"pass@1 along {axis}", *sweep_table(points, axis))
     console.print(f"report: {page}", highlight=False)
     return EXIT_OK
+
+
+def writable_folder(path: Path, what: str) -> Path:
+    """``path`` as a folder a report can be written to, checked before any work."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".execrl-write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise OutputError(
+            f"{what} {path}: cannot write a report there ({exc.strerror or exc}); "
+            "choose another folder"
+        ) from None
+    return path
+
+
+def check_specs(env: str, rewards: list[str]) -> None:
+    """Build the environment and rewards named for the degenerate-group ratio."""
+    from execrl.envs.presets import environment
+    from execrl.rewards.compositions import reward
+
+    for flag, build, spec in [
+        ("--env", environment, env),
+        *(("--reward", reward, r) for r in rewards),
+    ]:
+        try:
+            build(spec)
+        except ExecrlError as exc:
+            raise UsageError(f"{flag} {spec!r}: {exc}") from None
+
+
+def computable_ks(scored, ks: tuple[int, ...], *, explicit: bool) -> tuple[int, ...]:
+    """The k that pass@k has a value for: some model must have at least k conclusive samples
+    of a problem. An asked-for k above that is refused; a default one is dropped, saying so."""
+    per_problem: dict[tuple[str, str], int] = {}
+    for s in scored.scores:
+        if not s.inconclusive:
+            per_problem[(s.model, s.problem_id)] = per_problem.get((s.model, s.problem_id), 0) + 1
+    n = max(per_problem.values(), default=0)
+    dropped = [k for k in ks if k > n]
+    if dropped and explicit:
+        raise UsageError(
+            f"--k {_csv(dropped)}: pass@k needs k conclusive samples of a problem and there are "
+            f"at most {n}; lower k, or sample more (`execrl eval sample --n`)"
+        )
+    if dropped:
+        print(
+            f"warning: pass@{_csv(dropped)} left out: at most {n} conclusive samples per "
+            f"problem (sample with --n {max(dropped)} or more for it)",
+            file=sys.stderr,
+        )
+    kept = tuple(k for k in ks if k <= n)
+    if not kept:
+        raise UsageError(f"{scored.data.path}: no conclusive samples to compute pass@k from")
+    return kept
 
 
 def sweep_values(text: str) -> list[float]:
@@ -587,10 +712,38 @@ def _numbers(text: str, what: str) -> tuple[float, ...]:
     try:
         values = tuple(float(v) for v in text.split(",") if v.strip())
     except ValueError:
-        raise ExecrlError(f"{what}: expected numbers, got {text!r}") from None
-    if not values:
-        raise ExecrlError(f"{what}: no values in {text!r}")
+        raise UsageError(f"{what}: expected numbers, got {text!r}") from None
+    if not values or not all(math.isfinite(v) for v in values):
+        raise UsageError(f"{what}: expected finite numbers, got {text!r}")
     return values
+
+
+def _ks(text: str) -> tuple[int, ...]:
+    """--k: whole numbers >= 1 (pass@1.5 means nothing)."""
+    values = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        try:
+            k = int(part)
+        except ValueError:
+            raise UsageError(
+                f"--k {text!r}: {part!r} is not a whole number, e.g. --k 1,10"
+            ) from None
+        if k < 1:
+            raise UsageError(f"--k {text!r}: pass@k needs k >= 1, got {k}")
+        values.append(k)
+    if not values:
+        raise UsageError(f"--k: no values in {text!r}")
+    return tuple(dict.fromkeys(values))
+
+
+def _taus(text: str) -> tuple[float, ...]:
+    taus = _numbers(text, "--tau")
+    bad = [t for t in taus if not 0 <= t <= 100]
+    if bad:
+        raise UsageError(f"--tau {text!r}: τ is a percentile in [0, 100], got {bad[0]:g}")
+    return taus
 
 
 def _csv(values) -> str:

@@ -8,12 +8,14 @@ Exit codes: 0 done (a campaign with failed or inconclusive reruns is still saved
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from pathlib import Path
 
 from rich.table import Table
 
 from execrl.cli._common import EXIT_OK, add_source_arguments, console
-from execrl.errors import ExecrlError
+from execrl.errors import OutputError, UsageError
 from execrl.problems.io import load_problems, select_problems
 from execrl.sandbox.executor import LocalExecutor
 from execrl.sandbox.records import Status
@@ -47,6 +49,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=1,
         help="sandbox workers (default: 1, so timed runs do not share the machine)",
     )
+    again = p.add_mutually_exclusive_group()
+    again.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the store's interrupted campaign (same problems and settings)",
+    )
+    again.add_argument(
+        "--restart", action="store_true", help="discard an interrupted campaign and start over"
+    )
     p.set_defaults(handler=cmd_campaign)
 
     p = sub.add_parser("list", help="list the campaigns in the store")
@@ -71,7 +82,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def open_store(root: Path | None) -> DurationStore:
     store = DurationStore(root)
     if store.root.exists() and not store.root.is_dir():
-        raise ExecrlError(f"--store {store.root}: not a folder; give a folder for the store")
+        raise UsageError(f"--store {store.root}: not a folder; give a folder for the store")
     return store
 
 
@@ -81,19 +92,52 @@ def open_store(root: Path | None) -> DurationStore:
 
 def cmd_campaign(args: argparse.Namespace) -> int:
     if args.reruns < 1 or (args.max_tests is not None and args.max_tests < 1):
-        raise ExecrlError("--reruns and --max-tests take a positive number")
-    if args.jobs < 1:
-        raise ExecrlError(f"--jobs {args.jobs}: take at least 1 worker")
+        raise UsageError("--reruns and --max-tests take a positive number")
+    cores = os.cpu_count() or 1
+    if not 1 <= args.jobs <= cores:
+        raise UsageError(f"--jobs {args.jobs}: give 1 to {cores} sandbox workers")
     store = open_store(args.store)
-    problems = select_problems(load_problems(args.source, format=args.format), args.ids)
-    with LocalExecutor(workers=args.jobs, reserve_host_core=True) as executor:
-        campaign = run_campaign(
-            problems, executor, reruns=args.reruns, max_tests=args.max_tests, note=args.note
+    try:
+        store.campaigns_dir.mkdir(parents=True, exist_ok=True)  # before the sandbox starts
+    except OSError as exc:
+        raise OutputError(
+            f"{store.campaigns_dir}: cannot create the store ({exc.strerror or exc})"
+        ) from None
+    finished = store.interrupted()
+    if finished is not None and not (args.resume or args.restart):
+        raise UsageError(
+            f"{store.journal_path}: an interrupted campaign ({finished} runs finished); "
+            "continue it with --resume, or start over with --restart"
         )
+    if args.resume and finished is None:
+        raise UsageError(f"no interrupted campaign in {store.campaigns_dir} to resume")
+    problems = select_problems(load_problems(args.source, format=args.format), args.ids)
+    try:
+        with LocalExecutor(workers=args.jobs, reserve_host_core=True) as executor:
+            campaign = run_campaign(
+                problems,
+                executor,
+                reruns=args.reruns,
+                max_tests=args.max_tests,
+                note=args.note,
+                journal=store.journal_path,
+                resume=args.resume,
+            )
+    except KeyboardInterrupt:
+        print(
+            f"{store.interrupted() or 0} finished runs kept in {store.journal_path}; continue "
+            "with `execrl timing campaign --resume` (same options)",
+            file=sys.stderr,
+        )
+        raise
     try:
         path = store.save(campaign)
     except OSError as exc:
-        raise ExecrlError(f"{store.campaigns_dir}: cannot save the campaign ({exc})") from None
+        raise OutputError(
+            f"{store.campaigns_dir}: cannot save the campaign ({exc.strerror or exc}); its "
+            f"runs are kept in {store.journal_path}"
+        ) from None
+    store.journal_path.unlink(missing_ok=True)
     failed, inconclusive = unsuccessful(campaign)
     console.print(
         f"campaign {campaign.id}: {len(campaign.measurements)} triples over "

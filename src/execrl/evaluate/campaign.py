@@ -5,7 +5,9 @@ their speed is ranked against. All (program, problem) requests — every sample 
 on all of its problem's tests, every correct reference on the optimization tests — are put in
 one list and shuffled with a seed, so slow drift of the machine (thermal state, neighbours,
 caches) falls on every model and on the references alike instead of on whoever ran last.
-Every per-test verdict and duration is stored (see :mod:`execrl.evaluate.folder`).
+Every per-test verdict and duration is stored (see :mod:`execrl.evaluate.folder`), each
+run appended to the folder's files as it finishes: an interrupted campaign keeps every run
+that finished, and ``resume=True`` runs only the rest, in the same shuffled order.
 """
 
 from __future__ import annotations
@@ -16,15 +18,19 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Literal, Protocol
 
-from execrl.errors import ExecrlError
+from execrl.errors import ExecrlError, UsageError
 from execrl.evaluate.folder import (
+    MANIFEST_FILE,
+    RECORDS_FILE,
     CampaignInfo,
     EvalFolder,
     ManifestEntry,
     Sample,
+    entry_key,
     restrict_optimization_tests,
 )
 from execrl.problems.models import Problem, ReferenceLabel
+from execrl.results import ResultsFile
 from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import ExecutionOptions, Limits
 from execrl.sandbox.records import ExecutionRecord, program_sha256
@@ -105,16 +111,29 @@ def run_campaign(
     timing: Literal["cpu", "wall"] = "cpu",
     max_optimization_tests: int | None = None,
     progress: bool = True,
+    resume: bool = False,
 ) -> CampaignInfo:
     """Execute every stored sample and every correct reference in one shuffled order and store
-    the records with their manifest in ``folder``."""
+    the records with their manifest in ``folder``, each run as it finishes. ``resume``
+    continues an interrupted campaign (same settings): the runs it finished are kept, runs
+    of samples replaced since are dropped, and only the others execute."""
     if cap_s is not None and not 0 < cap_s <= 600:
-        raise ExecrlError(f"the cap must lie in (0, 600] seconds, got {cap_s}")
+        raise UsageError(f"the cap must lie in (0, 600] seconds, got {cap_s}")
+    if repeats < 1:
+        raise UsageError(f"repeats must be >= 1, got {repeats}")
     if max_optimization_tests is not None and max_optimization_tests < 1:
-        raise ExecrlError(f"max_optimization_tests must be >= 1, got {max_optimization_tests}")
+        raise UsageError(f"max_optimization_tests must be >= 1, got {max_optimization_tests}")
+    settings = {
+        "seed": seed,
+        "cap_s": cap_s,
+        "repeats": repeats,
+        "timing": timing,
+        "max_optimization_tests": max_optimization_tests,
+    }
+    earlier_wall_s = _check_resume(folder, settings) if resume else 0.0
     samples = folder.samples()
     if not samples:
-        raise ExecrlError(f"{folder.path}: no samples to execute; run `execrl eval sample` first")
+        raise UsageError(f"{folder.path}: no samples to execute; run `execrl eval sample` first")
     problems = [
         restrict_optimization_tests(p, max_optimization_tests)
         for p in folder.problems(restrict=False)
@@ -122,12 +141,34 @@ def run_campaign(
     pairs = campaign_requests(problems, samples, cap_s=cap_s, repeats=repeats, timing=timing)
     random.Random(seed).shuffle(pairs)  # interleave models and references (module docstring)
     entries = [entry for entry, _ in pairs]
+    wanted = {entry_key(e): e.program_sha256 for e in entries}
+    kept = []
+    if resume:  # the runs still wanted: a sample replaced since has another program
+        kept = [
+            (e, r)
+            for e, r in folder.finished_runs()
+            if wanted.get(entry_key(e)) == e.get("program_sha256")
+        ]
+        folder.keep_runs(kept)
+    done = {entry_key(e) for e, _ in kept}
+    todo = [(entry, request) for entry, request in pairs if entry_key(entry) not in done]
+    # The folder has no finished campaign until this one completes.
+    folder.write_manifest(folder.manifest().model_copy(update={"campaign": None}))
+    folder.start_campaign(settings, earlier_wall_s)
     started = time.perf_counter()
-    records = list(
-        executor.run_batch(
-            [request for _, request in pairs], progress=progress, description="eval campaign"
-        )
-    )
+    with (
+        ResultsFile(folder.path / RECORDS_FILE, resume=resume) as records_out,
+        ResultsFile(folder.path / MANIFEST_FILE, resume=resume) as manifest_out,
+    ):
+        try:
+            records = executor.run_batch(
+                [request for _, request in todo], progress=progress, description="eval campaign"
+            )
+            for (entry, _), record in zip(todo, records, strict=True):
+                records_out.write(record)  # the record first: a manifest row always has one
+                manifest_out.write(entry)
+        finally:
+            folder.start_campaign(settings, earlier_wall_s + time.perf_counter() - started)
     info = CampaignInfo(
         created_at=datetime.now(UTC),
         seed=seed,
@@ -140,7 +181,26 @@ def run_campaign(
         isolation=list(getattr(executor, "isolation", [])),
         samples=sum(e.kind == "sample" for e in entries),
         references=sum(e.kind == "reference" for e in entries),
-        wall_s=time.perf_counter() - started,
+        wall_s=earlier_wall_s + time.perf_counter() - started,
     )
-    folder.write_campaign(info, entries, records)
+    folder.finish_campaign(info)
     return info
+
+
+def _check_resume(folder: EvalFolder, settings: dict) -> float:
+    """The wall time an interrupted campaign took so far; a UsageError if there is none or
+    it ran with other settings."""
+    partial = folder.partial_settings()
+    if partial is None:
+        raise UsageError(f"{folder.path}: no interrupted campaign to resume")
+    differ = [
+        f"{key}={partial['settings'].get(key)!r}"
+        for key, value in settings.items()
+        if partial["settings"].get(key) != value
+    ]
+    if differ:
+        raise UsageError(
+            f"{folder.path}: the interrupted campaign ran with {', '.join(differ)}; "
+            "resume it with the same settings"
+        )
+    return float(partial.get("wall_s") or 0.0)

@@ -7,6 +7,9 @@
     DIR/samples/<model>.jsonl  one row per sample: model, problem_id, index, completion, program
     DIR/records.jsonl          the campaign's ExecutionRecords, in execution order
     DIR/manifest.jsonl         one row per record, same order: sample (model, index) or reference
+    DIR/campaign.partial.json  while a campaign runs (or after it was interrupted): its
+                               settings; records.jsonl and manifest.jsonl then hold the runs
+                               that finished, appended as they finish (``resume`` continues)
 
 Everything a metric needs is in these files; the problems themselves are reloaded from the
 source named in ``eval.json`` and checked against the fingerprint taken when sampling.
@@ -23,15 +26,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from execrl.errors import ExecrlError
+from execrl.errors import DataError, ExecrlError, UsageError
 from execrl.problems.io import BUNDLED, load_problem, load_problems, select_problems
 from execrl.problems.models import Problem, TestGroup
-from execrl.sandbox.records import ExecutionRecord, load_records, save_records
+from execrl.results import read_rows
+from execrl.sandbox.records import ExecutionRecord, save_records
 
 EVAL_FILE = "eval.json"
 SAMPLES_DIR = "samples"
 RECORDS_FILE = "records.jsonl"
 MANIFEST_FILE = "manifest.jsonl"
+PARTIAL_FILE = "campaign.partial.json"
 REFERENCE = "reference"
 """The manifest kind of a reference solution's record (they are not a model)."""
 
@@ -189,11 +194,13 @@ class EvalFolder:
                 f"{self.path} is not an evaluation folder (no {EVAL_FILE}); "
                 "create one with `execrl eval sample --out DIR`"
             )
+        text = _read_text(self.manifest_path)
         try:
-            return EvalManifest.model_validate_json(self.manifest_path.read_text("utf-8"))
-        except (ValidationError, ValueError) as exc:
-            first = str(exc).splitlines()[0]
-            raise ExecrlError(f"{self.manifest_path}: not a valid {EVAL_FILE} ({first})") from None
+            return EvalManifest.model_validate_json(text)
+        except ValidationError as exc:
+            raise DataError(
+                f"{self.manifest_path}: not a valid {EVAL_FILE} ({_first_error(exc)})"
+            ) from None
 
     def write_manifest(self, manifest: EvalManifest) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
@@ -218,32 +225,9 @@ class EvalFolder:
         """Store one model's samples. The first model fixes the problem set; later ones must
         use the same problems. ``replace`` overwrites a model already sampled under the label
         (and drops the campaign, which no longer matches the samples)."""
-        check_label(info.label)
-        if source != BUNDLED:
-            source = str(Path(source).resolve())
-        problem_set = ProblemSet(
-            source=source,
-            format=format,
-            ids=[p.id for p in problems],
-            sha256={p.id: problem_fingerprint(p) for p in problems},
+        manifest = self.check_can_add(
+            info.label, problems, source=source, format=format, replace=replace
         )
-        if self.exists():
-            manifest = self.manifest()
-            if manifest.problems.ids != problem_set.ids or (
-                manifest.problems.sha256 != problem_set.sha256
-            ):
-                raise ExecrlError(
-                    f"{self.path} holds samples for other problems ({_ids(manifest.problems.ids)}"
-                    f"); sample the same problems, or use another --out folder"
-                )
-        else:
-            manifest = EvalManifest(problems=problem_set)
-        known = [m.label for m in manifest.models]
-        if info.label in known and not replace:
-            raise ExecrlError(
-                f"{self.path} already has samples from model {info.label!r}; "
-                "choose another --label or pass --replace"
-            )
         wanted = {p.id for p in problems}
         stray = sorted({s.problem_id for s in samples} - wanted)
         if stray:
@@ -258,16 +242,50 @@ class EvalFolder:
         self.write_manifest(manifest.model_copy(update={"models": models, "campaign": None}))
         return path
 
+    def check_can_add(
+        self,
+        label: str,
+        problems: list[Problem],
+        *,
+        source: str,
+        format: str | None = None,
+        replace: bool = False,
+    ) -> EvalManifest:
+        """Refuse, before any sampling, samples that :meth:`add_samples` would refuse: a bad
+        label, a label already sampled (without ``replace``), other problems than the
+        folder's. Returns the manifest to extend."""
+        check_label(label)
+        if source != BUNDLED:
+            source = str(Path(source).resolve())
+        problem_set = ProblemSet(
+            source=source,
+            format=format,
+            ids=[p.id for p in problems],
+            sha256={p.id: problem_fingerprint(p) for p in problems},
+        )
+        if not self.exists():
+            return EvalManifest(problems=problem_set)
+        manifest = self.manifest()
+        if manifest.problems.ids != problem_set.ids or (
+            manifest.problems.sha256 != problem_set.sha256
+        ):
+            raise UsageError(
+                f"{self.path} holds samples for other problems ({_ids(manifest.problems.ids)}"
+                f"); sample the same problems, or use another --out folder"
+            )
+        if label in [m.label for m in manifest.models] and not replace:
+            raise UsageError(
+                f"{self.path} already has samples from model {label!r}; "
+                "choose another --label or pass --replace"
+            )
+        return manifest
+
     def samples(self) -> list[Sample]:
         """Every model's samples, models in the order they were added."""
         out = []
         for info in self.manifest().models:
             path = self.samples_path(info.label)
-            try:
-                lines = path.read_text("utf-8").splitlines()
-            except OSError as exc:
-                raise ExecrlError(f"{path}: cannot read samples ({exc.strerror})") from None
-            out.extend(Sample.model_validate_json(line) for line in lines if line.strip())
+            out.extend(_models(Sample, path, read_rows(path, drop_torn=False)))
         return out
 
     # -- problems ----------------------------------------------------------------------------
@@ -309,28 +327,135 @@ class EvalFolder:
     def campaign(self) -> tuple[CampaignInfo, list[ManifestEntry], list[ExecutionRecord]]:
         info = self.manifest().campaign
         if info is None:
-            raise ExecrlError(
+            partial = self.interrupted_campaign()
+            if partial is not None:
+                raise UsageError(
+                    f"{self.path}: the campaign was interrupted ({partial} runs finished); "
+                    f"continue it with `execrl eval run {self.path} --resume`"
+                )
+            raise UsageError(
                 f"{self.path}: the samples have not been executed yet; "
                 f"run `execrl eval run {self.path}`"
             )
-        try:
-            records = load_records(self.path / RECORDS_FILE)
-            lines = (self.path / MANIFEST_FILE).read_text("utf-8").splitlines()
-        except OSError as exc:
-            raise ExecrlError(f"{self.path}: campaign files missing ({exc})") from None
-        entries = [ManifestEntry.model_validate_json(line) for line in lines if line.strip()]
+        paths = [self.path / RECORDS_FILE, self.path / MANIFEST_FILE]
+        missing = [p.name for p in paths if not p.is_file()]
+        if missing:
+            raise DataError(
+                f"{self.path}: campaign file {missing[0]} is missing; rerun `execrl eval run`"
+            )
+        records = _models(ExecutionRecord, paths[0], read_rows(paths[0], drop_torn=False))
+        entries = _models(ManifestEntry, paths[1], read_rows(paths[1], drop_torn=False))
         if len(entries) != len(records):
-            raise ExecrlError(
+            raise DataError(
                 f"{self.path}: {MANIFEST_FILE} has {len(entries)} rows but {RECORDS_FILE} "
                 f"{len(records)}; rerun `execrl eval run`"
             )
         for entry, record in zip(entries, records, strict=True):
             if entry.program_sha256 != record.program_sha256:
-                raise ExecrlError(
+                raise DataError(
                     f"{self.path}: {MANIFEST_FILE} and {RECORDS_FILE} disagree on "
                     f"{entry.problem_id} ({entry.model or entry.reference}); rerun the campaign"
                 )
         return info, entries, records
+
+    # -- a campaign being written (or interrupted) -----------------------------------------
+    @property
+    def partial_path(self) -> Path:
+        return self.path / PARTIAL_FILE
+
+    def interrupted_campaign(self) -> int | None:
+        """How many runs an interrupted (or running) campaign has finished; None if none."""
+        if not self.partial_path.is_file():
+            return None
+        return len(self.finished_runs())
+
+    def partial_settings(self) -> dict[str, Any] | None:
+        if not self.partial_path.is_file():
+            return None
+        try:
+            data = json.loads(_read_text(self.partial_path))
+        except ValueError:
+            data = None
+        if not isinstance(data, dict) or not isinstance(data.get("settings"), dict):
+            raise DataError(
+                f"{self.partial_path}: not a campaign's settings; delete it and start over"
+            )
+        return data
+
+    def start_campaign(self, settings: dict[str, Any], wall_s: float = 0.0) -> None:
+        """Note that a campaign runs with ``settings`` (and has taken ``wall_s`` so far)."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        tmp = self.partial_path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps({"settings": settings, "wall_s": wall_s}) + "\n", "utf-8")
+        tmp.replace(self.partial_path)
+
+    def finished_runs(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """(manifest row, record row) of every run an interrupted campaign finished, in order:
+        rows cut short by the interruption are dropped, and so is a record whose manifest row
+        was never written."""
+        paths = [self.path / MANIFEST_FILE, self.path / RECORDS_FILE]
+        if not all(p.is_file() for p in paths):
+            return []
+        entries, records = (read_rows(p, drop_torn=True) for p in paths)
+        pairs = []
+        for entry, record in zip(entries, records, strict=False):
+            if entry.get("program_sha256") != record.get("program_sha256"):
+                break
+            pairs.append((entry, record))
+        return pairs
+
+    def keep_runs(self, runs: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
+        """Rewrite the campaign files with only ``runs`` (each replaced in one step)."""
+        for path, rows in (
+            (MANIFEST_FILE, [e for e, _ in runs]),
+            (RECORDS_FILE, [r for _, r in runs]),
+        ):
+            _rewrite_jsonl(self.path / path, rows)
+
+    def finish_campaign(self, info: CampaignInfo) -> None:
+        self.write_manifest(self.manifest().model_copy(update={"campaign": info}))
+        self.partial_path.unlink(missing_ok=True)
+
+
+def entry_key(entry: ManifestEntry | dict[str, Any]) -> tuple:
+    """What identifies one run of a campaign (a resumed campaign skips those it has)."""
+    row = entry.model_dump(mode="json") if isinstance(entry, ManifestEntry) else entry
+    return tuple(row.get(f) for f in ("kind", "problem_id", "model", "index", "reference"))
+
+
+def _read_text(path: Path) -> str:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 text (byte {exc.start}); was it edited?") from None
+
+
+def _models(model: type[BaseModel], path: Path, rows: list[dict[str, Any]]) -> list:
+    out = []
+    for number, row in enumerate(rows, 1):
+        try:
+            out.append(model.model_validate(row))
+        except ValidationError as exc:
+            raise DataError(f"{path}, row {number}: {_first_error(exc)}") from None
+    return out
+
+
+def _first_error(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "value"
+    return f"{where}: {first['msg']}"
+
+
+def _rewrite_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row) + "\n")
+    tmp.replace(path)
 
 
 def load_problem_set(source: str, format: str | None, ids: list[str]) -> list[Problem]:

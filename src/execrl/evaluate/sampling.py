@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
 from execrl.envs.multiturn import Conversation, default_prompt
-from execrl.errors import ExecrlError
+from execrl.errors import DataError, ExecrlError
 from execrl.evaluate.folder import Sample
 from execrl.extract import extract_code
 from execrl.problems.models import Problem
@@ -106,24 +107,26 @@ def samples_from_jsonl(path: str | Path, model: str) -> list[Sample]:
     """Samples from a JSONL file of rows with ``problem_id`` and ``completion`` (extracted)
     or ``program`` / ``code`` (taken as they are); indices count per problem in file order."""
     path = Path(path)
-    opener = gzip.open if path.name.endswith(".gz") else open
-    try:
-        with opener(path, "rt", encoding="utf-8") as f:
-            lines = [line for line in f if line.strip()]
-    except OSError as exc:
-        raise ExecrlError(f"{path}: cannot read ({exc.strerror or exc})") from None
     counts: dict[str, int] = defaultdict(int)
     out = []
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(_text_lines(path), 1):
+        if not line.strip():
+            continue
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise ExecrlError(f"{path}:{number}: not JSON ({exc.msg})") from None
+            raise DataError(f"{path}:{number}: not JSON ({exc.msg})") from None
+        if not isinstance(row, dict):
+            raise DataError(
+                f"{path}:{number}: a row is a JSON object with 'problem_id' and one of "
+                f"{', '.join(CODE_FIELDS)}, got {type(row).__name__}"
+            )
         field = next((f for f in CODE_FIELDS if isinstance(row.get(f), str)), None)
-        pid = row.get("problem_id") if isinstance(row, dict) else None
+        pid = row.get("problem_id")
         if not isinstance(pid, str) or field is None:
-            raise ExecrlError(
-                f"{path}:{number}: a row needs 'problem_id' and one of {', '.join(CODE_FIELDS)}"
+            raise DataError(
+                f"{path}:{number}: a row needs 'problem_id' and one of "
+                f"{', '.join(CODE_FIELDS)} (text)"
             )
         text = row[field]
         program = extract_code(text) if field == "completion" else text
@@ -132,5 +135,24 @@ def samples_from_jsonl(path: str | Path, model: str) -> list[Sample]:
         )
         counts[pid] += 1
     if not out:
-        raise ExecrlError(f"{path}: no samples in the file")
+        raise DataError(f"{path}: no samples in the file")
     return out
+
+
+def _text_lines(path: Path) -> list[str]:
+    """The lines of a UTF-8 text file, gunzipped when it ends in ``.gz``."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if path.name.endswith(".gz"):
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error):
+            raise DataError(f"{path}: not a gzip file (or cut short)") from None
+    try:
+        return raw.decode("utf-8").split("\n")
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"{path}: not UTF-8 text (byte {exc.start}); re-encode it as UTF-8"
+        ) from None

@@ -8,6 +8,9 @@ candidates are never calibrated.
 On disk a store is a folder::
 
     <root>/campaigns/<campaign id>.jsonl.gz    header line, then one line per triple
+    <root>/campaigns/in-progress.jsonl         the campaign being measured: its settings, then
+                                               one line per finished run (appended and
+                                               flushed as each finishes; ``resume`` goes on)
     <root>/calibrations/<name>.json            a fitted map (see execrl.timing.calibration)
 """
 
@@ -28,8 +31,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from execrl.envs.references import Calibration, ReferencePool
-from execrl.errors import ExecrlError
+from execrl.errors import DataError, ExecrlError, UsageError
 from execrl.problems.models import Problem, ReferenceLabel
+from execrl.results import ResultsFile, read_rows
 from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import ExecutionOptions, Limits
 from execrl.sandbox.records import Status
@@ -180,12 +184,22 @@ def run_campaign(
     note: str = "",
     progress: bool = True,
     on_pass: Callable[[int], None] | None = None,
+    journal: str | Path | None = None,
+    resume: bool = False,
 ) -> Campaign:
     """Run every correct reference on its problem's optimization tests ``reruns`` times — each
     rerun a full shuffled pass over all (problem, reference) pairs, so slow drift and
     neighbouring runs do not line up with one solution — without any fallback: an
     inconclusive run stays inconclusive (and gives no duration). ``max_tests`` keeps the
-    first N optimization tests per problem (by input size) to make a campaign cheaper."""
+    first N optimization tests per problem (by input size) to make a campaign cheaper.
+
+    With a ``journal`` file, every run is appended to it as it finishes, so an interrupted
+    campaign keeps them; ``resume`` reads the journal back (same problems and settings) and
+    runs only what is missing, in the same shuffled order."""
+    if reruns < 1:
+        raise UsageError(f"reruns must be >= 1, got {reruns}")
+    if max_tests is not None and max_tests < 1:
+        raise UsageError(f"max_tests must be >= 1, got {max_tests}")
     tests_of = {}
     for p in problems:
         tests = list(p.optimization_tests)
@@ -194,43 +208,110 @@ def run_campaign(
         tests_of[p.id] = tests
     pairs = [(p, ref) for p in problems for ref in p.references_labelled(ReferenceLabel.CORRECT)]
     if not pairs:
-        raise ExecrlError("no correct references to measure in these problems")
+        raise UsageError("no correct references to measure in these problems")
+    machine = MachineFingerprint.current()
+    header = {
+        "kind": "header",
+        "created_at": datetime.now(UTC).isoformat(),
+        "problems": [p.id for p in problems],
+        "reruns": reruns,
+        "max_tests": max_tests,
+        "seed": seed,
+        "note": note,
+    }
+    runs: list[dict] = []
+    out = None
+    if journal is not None:
+        if resume:
+            header, runs = _resumed(Path(journal), header)
+        out = ResultsFile(journal, key=_run_key, resume=resume)
+        if not resume:
+            out.write(header)
+    done = {_run_key(run) for run in runs}
     rng = random.Random(seed)
+    try:
+        for rerun in range(reruns):
+            order = pairs[:]
+            rng.shuffle(order)  # (every rerun's order is drawn, so a resumed one is the same)
+            order = [(p, ref) for p, ref in order if (rerun, p.id, ref.name) not in done]
+            requests = [
+                ExecutionRequest.for_problem(
+                    p,
+                    ref.code,
+                    tests=tests_of[p.id],
+                    limits=Limits(timeout_s=p.time_limit_s, memory_mb=p.memory_limit_mb),
+                    options=ExecutionOptions(repeats=1),
+                    program_name=ref.name,
+                )
+                for p, ref in order
+            ]
+            description = f"campaign rerun {rerun + 1}/{reruns}"
+            for record in executor.run_batch(requests, progress=progress, description=description):
+                run = {
+                    "kind": "run",
+                    "rerun": rerun,
+                    "problem_id": record.problem_id,
+                    "reference": record.program_name,
+                    "results": [
+                        [r.test_id, r.status.value, r.cpu_s, r.wall_s] for r in record.results
+                    ],
+                }
+                runs.append(run)
+                if out is not None:
+                    out.write(run)
+            if on_pass:
+                on_pass(rerun)
+    finally:
+        if out is not None:
+            out.close()
+    return _campaign(header, runs, machine, executor)
+
+
+def _run_key(row: dict) -> tuple:
+    return (row.get("rerun"), row.get("problem_id"), row.get("reference"))
+
+
+def _resumed(path: Path, header: dict) -> tuple[dict, list[dict]]:
+    """The header and finished runs of an interrupted campaign's journal, checked against
+    the settings of the campaign that resumes it."""
+    if not path.is_file():
+        raise UsageError(f"{path}: no interrupted campaign to resume")
+    rows = read_rows(path)
+    if not rows or rows[0].get("kind") != "header":
+        raise DataError(f"{path}: not a campaign journal (no header line); delete it")
+    stored = rows[0]
+    differ = [
+        f"{key}={stored.get(key)!r}"
+        for key in ("problems", "reruns", "max_tests", "seed")
+        if stored.get(key) != header[key]
+    ]
+    if differ:
+        shown = ", ".join(d if len(d) < 60 else d[:57] + "..." for d in differ)
+        raise UsageError(
+            f"{path}: the interrupted campaign ran with {shown}; resume it with the same "
+            "problems and settings"
+        )
+    return stored, [row for row in rows[1:] if row.get("kind") == "run"]
+
+
+def _campaign(header: dict, runs: list[dict], machine: MachineFingerprint, executor) -> Campaign:
     collected: dict[tuple[str, str, str], list] = {}
-    for rerun in range(reruns):
-        order = pairs[:]
-        rng.shuffle(order)
-        requests = [
-            ExecutionRequest.for_problem(
-                p,
-                ref.code,
-                tests=tests_of[p.id],
-                limits=Limits(timeout_s=p.time_limit_s, memory_mb=p.memory_limit_mb),
-                options=ExecutionOptions(repeats=1),
-                program_name=ref.name,
-            )
-            for p, ref in order
-        ]
-        description = f"campaign rerun {rerun + 1}/{reruns}"
-        for record in executor.run_batch(requests, progress=progress, description=description):
-            for r in record.results:
-                key = (record.problem_id, r.test_id, record.program_name)
-                collected.setdefault(key, []).append((r.status, r.cpu_s, r.wall_s))
-        if on_pass:
-            on_pass(rerun)
+    for run in sorted(runs, key=lambda r: r["rerun"]):  # (stable: each rerun's own order)
+        for test_id, status, cpu_s, wall_s in run["results"]:
+            key = (run["problem_id"], test_id, run["reference"])
+            collected.setdefault(key, []).append((Status(status), cpu_s, wall_s))
     measurements = [
         Measurement(
             problem_id=pid,
             test_id=tid,
             reference=ref,
-            statuses=[s for s, _, _ in runs],
-            cpu_s=[c for _, c, _ in runs],
-            wall_s=[w for _, _, w in runs],
+            statuses=[s for s, _, _ in values],
+            cpu_s=[c for _, c, _ in values],
+            wall_s=[w for _, _, w in values],
         )
-        for (pid, tid, ref), runs in sorted(collected.items())
+        for (pid, tid, ref), values in sorted(collected.items())
     ]
-    created = datetime.now(UTC)
-    machine = MachineFingerprint.current()
+    created = datetime.fromisoformat(header["created_at"])
     info = CampaignInfo(
         id=f"{created:%Y%m%d-%H%M%S}-{machine.hostname}",
         created_at=created,
@@ -238,10 +319,10 @@ def run_campaign(
         settings=ExecutorSettings(
             isolation=list(getattr(executor, "isolation", [])),
             workers=getattr(executor, "workers", 1),
-            reruns=reruns,
+            reruns=header["reruns"],
         ),
-        problems=[p.id for p in problems],
-        note=note,
+        problems=header["problems"],
+        note=header["note"],
     )
     return Campaign(info=info, measurements=measurements)
 
@@ -265,13 +346,26 @@ class DurationStore:
     def calibrations_dir(self) -> Path:
         return self.root / "calibrations"
 
+    @property
+    def journal_path(self) -> Path:
+        """The campaign being measured (or interrupted): see :func:`run_campaign`."""
+        return self.campaigns_dir / "in-progress.jsonl"
+
+    def interrupted(self) -> int | None:
+        """How many runs an interrupted campaign finished; None if there is none."""
+        if not self.journal_path.is_file():
+            return None
+        return sum(row.get("kind") == "run" for row in read_rows(self.journal_path))
+
     def save(self, campaign: Campaign) -> Path:
         self.campaigns_dir.mkdir(parents=True, exist_ok=True)
         path = self.campaigns_dir / f"{campaign.id}.jsonl.gz"
-        with gzip.open(path, "wt", encoding="utf-8") as f:
+        tmp = path.with_name(path.name + ".tmp")  # (a half-written campaign is never listed)
+        with gzip.open(tmp, "wt", encoding="utf-8") as f:
             f.write(campaign.info.model_dump_json() + "\n")
             for m in campaign.measurements:
                 f.write(m.model_dump_json() + "\n")
+        tmp.replace(path)
         return path
 
     def ids(self) -> list[str]:
@@ -308,15 +402,18 @@ def load_campaign(path: str | Path) -> Campaign:
     try:
         with gzip.open(path, "rt", encoding="utf-8") as f:
             lines = [line for line in f if line.strip()]
-    except OSError as exc:
-        raise ExecrlError(f"{path}: cannot read campaign ({exc})") from None
+    except (OSError, EOFError) as exc:  # (EOFError: a gzip file cut short)
+        reason = getattr(exc, "strerror", None) or str(exc) or "cut short"
+        raise DataError(f"{path}: cannot read campaign ({reason})") from None
+    except UnicodeDecodeError:
+        raise DataError(f"{path}: not a campaign file (not UTF-8 text inside)") from None
     if not lines:
-        raise ExecrlError(f"{path}: empty campaign file")
+        raise DataError(f"{path}: empty campaign file")
     try:
         info = CampaignInfo.model_validate_json(lines[0])
         measurements = [Measurement.model_validate_json(line) for line in lines[1:]]
     except (ValidationError, json.JSONDecodeError) as exc:
-        raise ExecrlError(f"{path}: not a campaign file ({str(exc).splitlines()[0]})") from None
+        raise DataError(f"{path}: not a campaign file ({str(exc).splitlines()[0]})") from None
     return Campaign(info=info, measurements=measurements)
 
 

@@ -1,0 +1,379 @@
+"""Bad inputs to ``execrl eval``, ``execrl train`` and ``execrl timing``: one line, exit 2,
+nothing already written lost; and the campaigns of ``eval run`` and ``timing campaign``
+written as they finish, kept when interrupted and continued with ``--resume``.
+
+Nothing here starts a sandbox or loads a model: campaigns run on a fake executor that gives
+every test a success and a made-up duration (what the commands store is what is checked).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from execrl.cli.main import main
+from execrl.evaluate import EvalFolder, ModelInfo, run_campaign, samples_from_programs
+from execrl.evaluate.folder import MANIFEST_FILE, RECORDS_FILE
+from execrl.problems.io import BUNDLED, load_problem
+from execrl.results import read_rows
+from execrl.sandbox.records import ExecutionRecord, Status, TestResult, program_sha256
+from execrl.timing.store import DurationStore
+
+PROBLEM = "anagram-groups"
+
+
+def cli(argv: list[object]) -> int:
+    """``execrl ARGV`` in-process, as the console script runs it."""
+    return main([str(a) for a in argv])
+
+
+class FakeExecutor:
+    """Every test succeeds with a duration drawn from the program and test; raises
+    KeyboardInterrupt after ``stop_after`` records (a Ctrl-C mid-campaign)."""
+
+    instances: ClassVar[list[FakeExecutor]] = []
+    stop_after: ClassVar[int | None] = None
+
+    def __init__(self, workers: int = 1, **_: object) -> None:
+        self.workers = workers
+        self.isolation: list[str] = []
+        self.executed = 0
+        FakeExecutor.instances.append(self)
+
+    def __enter__(self) -> FakeExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def run_batch(self, requests, *, progress: bool = True, description: str = ""):
+        for request in list(requests):
+            if self.stop_after is not None and self.executed >= self.stop_after:
+                raise KeyboardInterrupt
+            self.executed += 1
+            yield ExecutionRecord(
+                problem_id=request.problem_id,
+                program_sha256=program_sha256(request.program),
+                program_name=request.program_name,
+                results=[
+                    TestResult(
+                        test_id=t.id,
+                        status=Status.SUCCESS,
+                        cpu_s=0.001 * (1 + (hash((request.program, t.id)) % 7)),
+                        wall_s=0.002,
+                    )
+                    for t in request.tests
+                ],
+            )
+
+
+@pytest.fixture
+def fake_executor(monkeypatch):
+    FakeExecutor.instances = []
+    FakeExecutor.stop_after = None
+    monkeypatch.setattr("execrl.sandbox.executor.LocalExecutor", FakeExecutor)
+    monkeypatch.setattr("execrl.cli.timing_campaign.LocalExecutor", FakeExecutor)
+    return FakeExecutor
+
+
+def sampled_folder(path: Path, n: int = 2, models: tuple[str, ...] = ("a",)) -> Path:
+    folder = EvalFolder(path)
+    problems = [load_problem(BUNDLED, PROBLEM)]
+    for label in models:
+        programs = [f"print({i})  # {label}\n" for i in range(n)]
+        samples = samples_from_programs(label, {PROBLEM: programs})
+        info = ModelInfo(label=label, kind="programs", n=n)
+        folder.add_samples(info, samples, problems, source=BUNDLED)
+    return path
+
+
+@pytest.fixture
+def executed(tmp_path: Path, fake_executor) -> Path:
+    """An evaluation folder with 2 samples of one model per problem, executed."""
+    path = sampled_folder(tmp_path / "ev")
+    run_campaign(EvalFolder(path), FakeExecutor(), progress=False)
+    return path
+
+
+# ------------------------------------------------------------------------------ train config
+
+
+def test_train_config_not_utf8_names_the_file(bad_input, tmp_path: Path):
+    config = tmp_path / "c.yaml"
+    config.write_bytes(b"steps: 3\nnote: caf\xe9\n")
+    line = bad_input(["train", "--config", config, "--show-config"])
+    assert str(config) in line and "UTF-8" in line
+
+
+def test_train_config_bad_yaml_is_one_line_with_the_file(bad_input, tmp_path: Path):
+    config = tmp_path / "c.yaml"
+    config.write_text("steps: [1,\noptim:\n  lr: 1\n")
+    line = bad_input(["train", "--config", config, "--show-config"])
+    assert str(config) in line and "line" in line and line.startswith("ConfigError")
+
+
+def test_train_override_that_is_not_yaml_names_the_override(bad_input):
+    line = bad_input(["train", "--set", "steps=[", "--show-config"])
+    assert "steps=[" in line
+
+
+def test_train_bad_env_spec_fails_at_config_load(bad_input, monkeypatch):
+    # Before: --show-config passed and the run failed at the first scoring, after the model
+    # loaded. Now nothing past the config may run.
+    import execrl.rl.trainer as trainer
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("a model was loaded for a bad config")
+
+    monkeypatch.setattr(trainer, "run_training", no_model)
+    line = bad_input(["train", "--set", "reward.env=qp(p=", "--show-config"])
+    assert "reward.env" in line and "qp(p=" in line
+    line = bad_input(["train", "--set", "reward.env=qp(p=", "--quiet"])
+    assert "reward.env" in line
+
+
+def test_train_bad_reward_spec_names_the_setting(bad_input):
+    line = bad_input(["train", "--set", "reward.reward=collapsed(map=nope)", "--show-config"])
+    assert "reward.reward" in line and "map" in line
+
+
+def test_train_bad_value_names_field_and_value(bad_input):
+    line = bad_input(["train", "--set", "steps=0", "--show-config"])
+    assert "steps" in line and "0" in line
+
+
+# ------------------------------------------------------------------------------ eval metrics
+
+
+def test_metrics_k_above_the_samples_is_refused_with_n(bad_input, executed: Path):
+    line = bad_input(["eval", "metrics", executed, "--k", "100", "--resamples", "5"])
+    assert "100" in line and "at most 2" in line
+    assert not (executed / "report" / "metrics.json").exists()
+
+
+def test_metrics_k_must_be_a_whole_number(bad_input, executed: Path):
+    line = bad_input(["eval", "metrics", executed, "--k", "1.5"])
+    assert "'1.5'" in line and "whole number" in line
+    line = bad_input(["eval", "metrics", executed, "--k", "0"])
+    assert "k >= 1" in line
+    line = bad_input(["eval", "metrics", executed, "--k", "1,x"])
+    assert "'x'" in line
+
+
+def test_metrics_default_k_dropped_is_said(executed: Path, capsys):
+    # 2 samples per problem: the default pass@10 cannot be computed; it is said, not dropped
+    # silently, and pass@1 is still computed.
+    capsys.readouterr()
+    assert cli(["eval", "metrics", executed, "--resamples", "5"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pass@10" in err and "at most 2" in err
+    saved = json.loads((executed / "report" / "metrics.json").read_text())
+    assert {row["k"] for row in saved["all"]["pass_at_k"]} == {1}
+
+
+def test_metrics_report_unwritable_fails_before_the_work(bad_input, executed: Path, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    line = bad_input(["eval", "metrics", executed, "--report", blocker / "report"])
+    assert str(blocker / "report") in line and line.startswith("OutputError")
+    line = bad_input(["eval", "replay", executed, "--sweep", "tau=10,50", "--report", blocker])
+    assert str(blocker) in line
+
+
+def test_metrics_bad_tau_level_baseline_and_specs(bad_input, executed: Path):
+    assert "τ" in bad_input(["eval", "metrics", executed, "--tau", "150"])
+    assert "--tau" in bad_input(["eval", "metrics", executed, "--tau", "nan"])
+    assert "--level" in bad_input(["eval", "metrics", executed, "--level", "95"])
+    assert "nobody" in bad_input(["eval", "metrics", executed, "--baseline", "nobody"])
+    assert "--env" in bad_input(["eval", "metrics", executed, "--env", "qp(p="])
+    assert "--reward" in bad_input(["eval", "metrics", executed, "--reward", "nope"])
+
+
+def test_metrics_on_a_corrupt_campaign_names_the_file(bad_input, executed: Path):
+    records = executed / RECORDS_FILE
+    records.write_bytes(records.read_bytes() + b"\xff\xfe not json\n{}\n")
+    line = bad_input(["eval", "metrics", executed])
+    assert str(records) in line
+
+
+def test_metrics_on_a_corrupt_eval_json(bad_input, executed: Path):
+    (executed / "eval.json").write_bytes(b"\xff{")
+    line = bad_input(["eval", "metrics", executed])
+    assert "eval.json" in line
+    (executed / "eval.json").write_text('{"version": 1}')
+    line = bad_input(["eval", "metrics", executed])
+    assert "eval.json" in line and "problems" in line
+
+
+def test_metrics_on_corrupt_samples_names_the_file(bad_input, tmp_path: Path):
+    path = sampled_folder(tmp_path / "ev")
+    samples = path / "samples" / "a.jsonl"
+    samples.write_text('{"model": "a"}\n')
+    line = bad_input(["eval", "run", path])
+    assert str(samples) in line
+
+
+# ------------------------------------------------------------------------------ eval sample
+
+
+@pytest.mark.parametrize(
+    ("content", "named"),
+    [
+        (b"[1, 2]\n", "JSON object"),
+        (b'{"problem_id": "x", "completion": "ok"}\n\xff\xfe\n', "UTF-8"),
+    ],
+)
+def test_sample_from_a_malformed_completions_file(bad_input, tmp_path: Path, content, named):
+    completions = tmp_path / "m.jsonl"
+    completions.write_bytes(content)
+    line = bad_input(["eval", "sample", "--model", completions, "--out", tmp_path / "ev"])
+    assert str(completions) in line and named in line
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--top-p", "1.5"), ("--temperature", "-1"), ("--batch-size", "0")],
+)
+def test_sample_settings_are_checked_before_a_model_loads(bad_input, tmp_path, option, value):
+    # 'local' would load SmolLM2: refused before it.
+    line = bad_input(["eval", "sample", "--model", "local", "--out", tmp_path, option, value])
+    assert option in line
+
+
+def test_sample_refuses_a_taken_label_before_sampling(bad_input, tmp_path: Path, monkeypatch):
+    path = sampled_folder(tmp_path / "ev")
+    import execrl.cli.eval as eval_cmd
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("the model was loaded although its samples would be refused")
+
+    monkeypatch.setattr(eval_cmd, "local_policy", no_model)
+    monkeypatch.setattr(eval_cmd, "PolicySampler", lambda *a, **k: None)
+    line = bad_input(["eval", "sample", "--model", "local", "--label", "bad label", "--out", path])
+    assert "bad label" in line
+
+
+# ------------------------------------------------------------------------------ eval run
+
+
+def test_run_limits_are_checked_before_the_sandbox(bad_input, tmp_path: Path, fake_executor):
+    path = sampled_folder(tmp_path / "ev")
+    assert "--repeats" in bad_input(["eval", "run", path, "--repeats", "0"])
+    assert "--repeats" in bad_input(["eval", "run", path, "--repeats", str(10**12)])
+    assert "--jobs" in bad_input(["eval", "run", path, "--jobs", "-1"])
+    assert "--jobs" in bad_input(["eval", "run", path, "--jobs", "0"])
+    assert "--cap-s" in bad_input(["eval", "run", path, "--cap-s", "900"])
+    assert fake_executor.instances == []
+
+
+def test_run_interrupted_keeps_every_finished_run_and_resumes(tmp_path: Path, fake_executor):
+    path = sampled_folder(tmp_path / "ev", n=3, models=("a", "b"))
+    fake_executor.stop_after = 4
+    assert cli(["eval", "run", path]) == 130
+    entries = read_rows(path / MANIFEST_FILE)
+    records = read_rows(path / RECORDS_FILE)
+    assert len(entries) == len(records) == 4  # every finished run, valid JSONL
+    assert [e["program_sha256"] for e in entries] == [r["program_sha256"] for r in records]
+    fake_executor.stop_after = None
+    assert cli(["eval", "metrics", path]) == 2  # not complete: says so (below)
+    assert cli(["eval", "run", path]) == 2  # neither --resume nor --restart: refused
+    assert cli(["eval", "run", path, "--resume", "--seed", "5"]) == 2  # other settings
+    assert cli(["eval", "run", path, "--resume"]) == 0
+    resumed = read_rows(path / MANIFEST_FILE)
+    assert fake_executor.instances[-1].executed == len(resumed) - 4  # only what was missing
+    assert resumed[:4] == entries  # kept, in place
+    fresh = tmp_path / "fresh"
+    sampled_folder(fresh, n=3, models=("a", "b"))
+    assert cli(["eval", "run", fresh]) == 0
+    assert read_rows(fresh / MANIFEST_FILE) == resumed  # the same shuffled order
+    assert cli(["eval", "metrics", path, "--resamples", "5", "--k", "1"]) == 0
+
+
+def test_metrics_on_an_interrupted_campaign_says_resume(bad_input, tmp_path, fake_executor):
+    path = sampled_folder(tmp_path / "ev")
+    fake_executor.stop_after = 1
+    assert cli(["eval", "run", path]) == 130
+    line = bad_input(["eval", "metrics", path])
+    assert "--resume" in line and "1 runs finished" in line
+
+
+def test_run_torn_last_row_is_dropped_on_resume(tmp_path: Path, fake_executor):
+    path = sampled_folder(tmp_path / "ev")
+    fake_executor.stop_after = 2
+    assert cli(["eval", "run", path]) == 130
+    with (path / RECORDS_FILE).open("a") as f:
+        f.write('{"problem_id": "anag')  # a record cut short by a crash
+    fake_executor.stop_after = None
+    assert cli(["eval", "run", path, "--resume"]) == 0
+    entries, records = read_rows(path / MANIFEST_FILE), read_rows(path / RECORDS_FILE)
+    assert len(entries) == len(records) == 2 + fake_executor.instances[-1].executed
+
+
+# ------------------------------------------------------------------------------ timing
+
+
+def test_timing_campaign_interrupted_keeps_runs_and_resumes(tmp_path: Path, fake_executor):
+    store = tmp_path / "store"
+    argv = ["timing", "campaign", "--id", PROBLEM, "--reruns", "2", "--max-tests", "2"]
+    argv += ["--store", str(store)]
+    fake_executor.stop_after = 5
+    assert cli(argv) == 130
+    journal = DurationStore(store).journal_path
+    rows = read_rows(journal)
+    assert rows[0]["kind"] == "header" and sum(r["kind"] == "run" for r in rows) == 5
+    assert DurationStore(store).ids() == []  # nothing half-saved in the store
+    fake_executor.stop_after = None
+    assert cli(argv) == 2  # neither --resume nor --restart: refused, journal untouched
+    assert read_rows(journal) == rows
+    assert cli([*argv, "--reruns", "3", "--resume"]) == 2  # other settings
+    assert cli([*argv, "--resume"]) == 0
+    assert not journal.exists()
+    (campaign,) = [DurationStore(store).load()]
+    references = {m.reference for m in campaign.measurements}
+    assert fake_executor.instances[-1].executed == 2 * len(references) - 5
+    assert len(campaign.measurements) == len(references) * 2  # × 2 tests
+    assert all(len(m.statuses) == 2 for m in campaign.measurements)  # every rerun kept
+
+
+def test_timing_campaign_options_checked_before_the_sandbox(bad_input, tmp_path, fake_executor):
+    store = ["--store", tmp_path / "s", "--id", PROBLEM]
+    assert "--jobs" in bad_input(["timing", "campaign", *store, "--jobs", "-1"])
+    assert "--jobs" in bad_input(["timing", "campaign", *store, "--jobs", "100000"])
+    assert "--reruns" in bad_input(["timing", "campaign", *store, "--reruns", "0"])
+    assert "resume" in bad_input(["timing", "campaign", *store, "--resume"])
+    assert fake_executor.instances == []
+
+
+def test_timing_campaign_store_under_a_file(bad_input, tmp_path: Path, fake_executor):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    line = bad_input(["timing", "campaign", "--id", PROBLEM, "--store", blocker / "store"])
+    assert str(blocker) in line
+    assert fake_executor.instances == []
+
+
+def test_timing_list_with_a_campaign_file_cut_short(bad_input, tmp_path: Path):
+    content = gzip.compress(b'{"id": "x"}\n')[:-8]
+    campaigns = tmp_path / "s" / "campaigns"
+    campaigns.mkdir(parents=True)
+    (campaigns / "20260101-000000-x.jsonl.gz").write_bytes(content)
+    line = bad_input(["timing", "list", "--store", tmp_path / "s"])
+    assert "20260101-000000-x.jsonl.gz" in line
+
+
+# ------------------------------------------------------------------------------ help texts
+
+
+def test_help_texts(capsys):
+    with pytest.raises(SystemExit):
+        cli(["timing", "floor", "--help"])
+    out = capsys.readouterr().out
+    assert "5%" in out and "5%%" not in out
+    with pytest.raises(SystemExit):
+        cli(["eval", "serve", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--seed SEED torch seed" in out and "--device DEVICE torch device" in out
