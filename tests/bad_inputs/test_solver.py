@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import importlib.util
 import json
 from pathlib import Path
 
@@ -210,6 +211,16 @@ def test_resume_onto_scores_of_other_responses_is_refused(bad_input, responses, 
     assert out.read_text() == before
 
 
+def test_resume_with_other_scoring_options_is_refused(bad_input, responses, tmp_path):
+    out = tmp_path / "scores.jsonl"
+    assert main_module.main(["solver", "score", str(responses), "--out", str(out)]) == 0
+    before = out.read_text()
+    argv = ["solver", "score", responses, "--out", out, "--resume", "--stage", "2"]
+    line = bad_input(argv)
+    assert "were scored with --stage 1" in line and "same options" in line
+    assert out.read_text() == before  # no mix of stage-1 and stage-2 rewards
+
+
 def test_resume_onto_rows_that_are_not_scores_is_refused(bad_input, responses, tmp_path):
     out = tmp_path / "scores.jsonl"
     assert main_module.main(["solver", "score", str(responses), "--out", str(out)]) == 0
@@ -235,6 +246,19 @@ def test_no_responses(bad_input, tmp_path, no_sandbox, command, content):
     path.write_text(content)
     line = bad_input(["solver", command, path])
     assert line.startswith("DataError:") and f"{path}: no responses" in line
+
+
+def test_no_reward_at_all_is_said_not_printed_as_nan(tmp_path, capsys):
+    pytest.importorskip("highspy")  # (a solver sandbox that can run)
+    if importlib.util.find_spec("mosek") is not None:
+        pytest.skip("mosek is installed here")
+    response = "<python>\nimport mosek\nprint('objective: 1')\n</python>"
+    path = write_rows(
+        tmp_path / "r.jsonl", [{"problem_id": "p", "response": response, "answer": 1}]
+    )
+    assert main_module.main(["solver", "score", str(path)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "nan" not in out and "none got a reward" in out
 
 
 def test_check_of_an_empty_problem_set(bad_input, tmp_path, no_sandbox):

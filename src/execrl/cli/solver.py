@@ -230,9 +230,10 @@ def cmd_score(args: argparse.Namespace) -> int:
     rows = read_responses(args.responses)
     answers = _answers(rows, args, _problem_set(rows, args))
     keys = [_response_key(i, row) for i, row in enumerate(rows)]
+    settings = _settings(args)
     # Opened before any response runs: an unwritable --out fails now, not after the work.
     with _results_file(args) as out:
-        _same_responses(out, set(keys), args)
+        _same_responses(out, set(keys), settings, args)
         todo = [i for i, key in enumerate(keys) if not out.has(key)]
         if out.resumed:
             console.print(
@@ -252,15 +253,19 @@ def cmd_score(args: argparse.Namespace) -> int:
                     progress=True,
                 )
                 for i, score in zip(todo, scores, strict=True):
-                    done[i] = _score_row(i, rows[i], score)
+                    done[i] = _score_row(i, rows[i], score, settings)
                     out.write(done[i])  # flushed: it survives an interruption from here on
     scored = [done[i] for i in range(len(rows))]
     console.print(_score_table(scored))
     rewards = [r["reward"] for r in scored if r["reward"] is not None]
-    mean = sum(rewards) / len(rewards) if rewards else float("nan")
+    mean = (
+        f"mean reward {sum(rewards) / len(rewards):.3f} over {len(rewards)} with a reward"
+        if rewards
+        else "none got a reward (every run inconclusive or solver_unavailable)"
+    )
     console.print(
-        f"{len(scored)} responses, mean reward {mean:.3f} over {len(rewards)} with a reward "
-        f"(maximum {config.max_reward:g}, {args.reward}, stage {args.stage})"
+        f"{len(scored)} responses, {mean} (maximum {config.max_reward:g}, {args.reward}, "
+        f"stage {args.stage})"
     )
     missing: dict[str, int] = {}
     for r in scored:
@@ -286,12 +291,23 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _score_row(index: int, row: ResponseRow, score) -> dict:
+def _settings(args: argparse.Namespace) -> dict:
+    """What a score depends on besides the response: a resumed row must share it."""
+    return {
+        "reward": args.reward,
+        "stage": args.stage,
+        "answers": args.answers,
+        "timeout_s": args.timeout_s,
+    }
+
+
+def _score_row(index: int, row: ResponseRow, score, settings: dict) -> dict:
     return {
         "index": index,
         "problem_id": row.problem_id,
         "response_sha256": _sha256(row.response),
         **score.to_dict(),
+        "scored_with": settings,
     }
 
 
@@ -329,9 +345,26 @@ def _not_the_input(out: Path | None, responses: Path) -> None:
         )
 
 
-def _same_responses(out: ResultsFile | _NoResultsFile, keys: set, args: argparse.Namespace):
-    """With --resume, the rows already in --out must be of these responses."""
-    foreign = [row for row in out.rows if _row_key(row) not in keys or not _is_score(row)]
+def _same_responses(
+    out: ResultsFile | _NoResultsFile, keys: set, settings: dict, args: argparse.Namespace
+) -> None:
+    """With --resume, the rows already in --out must be scores of these responses, scored
+    the way this run would score them."""
+    ours = [_row_key(row) in keys and _is_score(row) for row in out.rows]
+    foreign = [row for row, mine in zip(out.rows, ours, strict=True) if not mine]
+    other = [
+        row
+        for row, mine in zip(out.rows, ours, strict=True)
+        if mine and row["scored_with"] != settings
+    ]
+    if other:
+        was = other[0]["scored_with"]
+        changed = [k for k in settings if was.get(k) != settings[k]]
+        flags = [f"--{k.replace('_', '-')} {was.get(k)}" for k in changed]
+        raise UsageError(
+            f"--resume: {len(other)} rows in {args.out} were scored with {', '.join(flags)}; "
+            "resume with the same options, or drop --resume to score everything again"
+        )
     if foreign:
         raise UsageError(
             f"--resume: {len(foreign)} of the {len(out.rows)} rows in {args.out} are not "
@@ -351,6 +384,7 @@ def _is_score(row: dict) -> bool:
         all(isinstance(x, int | float) and not isinstance(x, bool) for x in numbers)
         and (reward is None or isinstance(reward, int | float))
         and isinstance(row.get("verdict"), str)
+        and isinstance(row.get("scored_with"), dict)
     )
 
 
