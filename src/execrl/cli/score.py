@@ -44,7 +44,7 @@ from execrl.cli._common import (
 from execrl.datagen.verify import ProblemReport, ReferenceReport, verify_problem
 from execrl.envs.environment import Environment
 from execrl.envs.presets import PRESETS, describe_presets, environment, load_yaml
-from execrl.errors import ExecrlError, LoaderError, OutputError, UsageError
+from execrl.errors import ConfigError, ExecrlError, LoaderError, OutputError, UsageError
 from execrl.problems.io import BUNDLED, load_problem, load_problems, select_problems
 from execrl.problems.models import Problem, ReferenceLabel
 from execrl.results import ResultsFile
@@ -290,25 +290,28 @@ def resolve_env_and_reward(
     data = load_yaml(config) if config is not None else {}
     where = f"{config}: " if config is not None else ""
     if config is not None and not {"env", "reward"} & data.keys():
-        raise ExecrlError(f"{where}no 'env:' or 'reward:' key (found: {', '.join(data)})")
+        raise ConfigError(f"{where}no 'env:' or 'reward:' key (found: {', '.join(data)})")
     env_value = env_spec if env_spec is not None else data.get("env", DEFAULT_ENV)
     reward_value = reward_spec if reward_spec is not None else data.get("reward", DEFAULT_REWARD)
     if not isinstance(reward_value, str | dict):
-        raise ExecrlError(f"{where}reward: expected a name or a mapping, got {reward_value!r}")
-    env = _build("environment", environment, env_value)
-    return env, _build("reward", reward, reward_value)
+        raise ConfigError(f"{where}reward: expected a name or a mapping, got {reward_value!r}")
+    env = _build("environment", environment, env_value, "" if env_spec else where)
+    return env, _build("reward", reward, reward_value, "" if reward_spec else where)
 
 
-def _build(what: str, build, spec):
-    # The preset language raises ExecrlError for what it checks; a malformed YAML value or a
-    # parameter of the wrong type can still escape it as another error.
+def _build(what: str, build, spec, where: str = ""):
+    """``build(spec)``, its errors prefixed with the config file the spec came from. The preset
+    language raises ConfigError for what it checks; a malformed value can still escape it as
+    another error."""
     try:
         return build(spec)
-    except ExecrlError:
-        raise
+    except ExecrlError as exc:
+        if not where:
+            raise
+        raise ConfigError(f"{where}{exc}") from None
     except (ValueError, TypeError, yaml.YAMLError) as exc:
         detail = " ".join(str(exc).split())
-        raise ExecrlError(f"cannot build {what} {spec!r}: {detail}") from None
+        raise ConfigError(f"{where}cannot build {what} {spec!r}: {detail}") from None
 
 
 def read_programs(paths: list[Path], ids: list[str] | None) -> list[Program]:
@@ -600,6 +603,11 @@ def verify_references(args: argparse.Namespace) -> int:
         ) as results,  # fails now if unwritable
         LocalExecutor(workers=jobs(args), config=sandbox_config(args)) as executor,
     ):
+        if any(set(REFERENCE_ROW) - row.keys() for row in results.rows):
+            raise UsageError(
+                f"{out}: its rows are not reference checks (written by `execrl score` without "
+                "--programs); resume with the command that wrote it, or choose another --out"
+            )
         for i, problem in enumerate(problems, start=1):
             report = verify_resumable(problem, results, executor)
             reports.append(report)
@@ -621,6 +629,10 @@ def verify_references(args: argparse.Namespace) -> int:
             "(see `execrl problems check --id ID` for details)"
         )
     return EXIT_CHECK_FAILED if failed else EXIT_OK
+
+
+REFERENCE_ROW = ("problem_id", "reference", "label", "as_expected", "record")
+"""The fields of a row of the reference check."""
 
 
 def reference_key(row: dict) -> tuple:
