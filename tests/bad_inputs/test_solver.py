@@ -146,8 +146,17 @@ def test_eval_plot_with_an_unknown_picture_format(bad_input, responses, tmp_path
 def test_out_that_is_the_responses_file_is_refused(bad_input, responses, no_sandbox):
     before = responses.read_text()
     line = bad_input(["solver", "score", responses, "--out", responses])
-    assert "--out" in line and "responses file itself" in line
+    assert "--out" in line and "is the responses file" in line
     assert responses.read_text() == before  # the input is not replaced by its scores
+
+
+def test_out_that_is_the_problem_set_is_refused(bad_input, responses, tmp_path, no_sandbox):
+    problems = tmp_path / "problems.jsonl"
+    problems.write_text('{"id": "p1", "question": "q", "answer": 1}\n')
+    before = problems.read_text()
+    line = bad_input(["solver", "score", responses, "--problems", problems, "--out", problems])
+    assert "is the --problems file" in line
+    assert problems.read_text() == before
 
 
 # -- 3. scores are written as they finish; --resume continues ----------------------------------

@@ -226,7 +226,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     config = solver_reward_config(args.reward, stage=args.stage, answers=args.answers)
     if args.resume and args.out is None:
         raise UsageError("--resume continues the --out file of an interrupted run; give --out")
-    _not_the_input(args.out, args.responses)
+    _not_an_input(args)
     rows = read_responses(args.responses)
     answers = _answers(rows, args, _problem_set(rows, args))
     keys = [_response_key(i, row) for i, row in enumerate(rows)]
@@ -337,12 +337,16 @@ class _NoResultsFile:
         pass
 
 
-def _not_the_input(out: Path | None, responses: Path) -> None:
-    """--out naming the responses file would replace the input with its scores."""
-    if out is not None and out.resolve() == responses.resolve():
-        raise UsageError(
-            f"--out {out} is the responses file itself; give another file for the scores"
-        )
+def _not_an_input(args: argparse.Namespace) -> None:
+    """--out naming the responses file (or the problem set) would replace it with scores."""
+    if args.out is None:
+        return
+    inputs = {"the responses file": args.responses}
+    if str(args.problems) != BUNDLED:
+        inputs["the --problems file"] = Path(args.problems)
+    for what, path in inputs.items():
+        if args.out.resolve() == path.resolve():
+            raise UsageError(f"--out {args.out} is {what}; give another file for the scores")
 
 
 def _same_responses(
