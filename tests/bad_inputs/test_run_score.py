@@ -123,6 +123,25 @@ def test_score_program_not_utf8_names_the_file(bad_input, sum_problem_dir, tmp_p
     assert line.startswith("DataError:") and "latin1.py: the program is not UTF-8" in line
 
 
+def test_score_completions_cut_short_or_not_utf8(bad_input, sum_problem_dir, tmp_path):
+    row = json.dumps({"problem_id": "sum-list", "program": SUM}) + "\n"
+    cut = tmp_path / "rollouts.jsonl.gz"
+    cut.write_bytes(gzip.compress(row.encode() * 50)[:-20])  # an interrupted download
+    source, out = sum_problem_dir.parent, tmp_path / "out.jsonl"
+    line = bad_input(["score", source, "--programs", cut, "--out", out])
+    assert line.startswith(f"LoaderError: {cut}: cannot read it")
+    latin1 = tmp_path / "rollouts.jsonl"
+    latin1.write_bytes(row.encode() + b'{"problem_id": "caf\xe9"}\n')
+    line = bad_input(["score", source, "--programs", latin1, "--out", out])
+    at = len(row) + len('{"problem_id": "caf')
+    assert line == f"LoaderError: {latin1}: not UTF-8 text (invalid continuation byte at byte {at})"
+
+
+def test_site_path_not_a_folder_is_a_usage_error(bad_input, program, tmp_path):
+    line = bad_input(["run", BUNDLED, program, "--site-path", tmp_path / "missing"])
+    assert line.startswith("UsageError: --site-path:") and "is not a directory" in line
+
+
 def test_score_resume_needs_out(bad_input, sum_problem_dir, program):
     line = bad_input(["score", sum_problem_dir.parent, "--id", "sum-list", "--programs", program,
                       "--resume"])  # fmt: skip

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from execrl.errors import DataError, ExecrlError, UsageError
+from execrl.errors import DataError, OutputError, UsageError
 from execrl.problems.io import BUNDLED, FORMATS
 from execrl.sandbox.isolation import SandboxConfig, current_site_packages
 
@@ -144,7 +144,7 @@ def sandbox_config(args: argparse.Namespace, **fields: object) -> SandboxConfig:
         return SandboxConfig(extra_site_paths=tuple(paths), **fields)
     except ValidationError as exc:
         message = exc.errors()[0]["msg"].removeprefix("Value error, ")
-        raise ExecrlError(f"--site-path: {message}") from None
+        raise UsageError(f"--site-path: {message}") from None
 
 
 def read_text_file(path: Path, what: str = "file") -> str:
@@ -170,5 +170,5 @@ def save_json(model: BaseModel, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(model.model_dump_json(indent=2) + "\n", encoding="utf-8")
     except OSError as exc:
-        raise ExecrlError(f"--out {path}: cannot write ({exc})") from None
+        raise OutputError(f"--out {path}: cannot write ({exc.strerror or exc})") from None
     console.print(f"saved to {path}", highlight=False)

@@ -132,7 +132,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         return score_programs(args)
     for flag in ("env", "reward", "config", "references"):
         if getattr(args, flag) is not None:
-            raise ExecrlError(
+            raise UsageError(
                 f"--{flag} applies to programs given with --programs; without them "
                 "`execrl score` checks the problem set's own references"
             )
@@ -358,7 +358,9 @@ def read_completions(path: Path) -> list[Program]:
             lines = f.readlines()
     except FileNotFoundError:
         raise LoaderError(f"{path}: no such file or folder") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise LoaderError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except (OSError, EOFError) as exc:  # (EOFError: a .gz cut short)
         raise LoaderError(f"{path}: cannot read it ({exc})") from None
     programs = []
     for number, line in enumerate(lines, start=1):
