@@ -54,7 +54,11 @@ def register(commands: argparse._SubParsersAction) -> None:
         "is judged (default: %(default)s)",
     )
     p.add_argument(
-        "--timing", choices=["cpu", "wall"], default="cpu", help="the duration that counts"
+        "--timing",
+        choices=["cpu", "wall"],
+        default="cpu",
+        help="the time reported and judged: CPU (user + system) or wall-clock "
+        "(default: %(default)s)",
     )
     p.add_argument(
         "--stop-at-first-failure",
