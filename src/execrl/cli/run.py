@@ -57,8 +57,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--timing",
         choices=["cpu", "wall"],
         default="cpu",
-        help="the time reported and judged: CPU (user + system) or wall-clock "
-        "(default: %(default)s)",
+        help="the duration that counts (what rewards use): CPU (user + system) or "
+        "wall-clock (default: %(default)s)",
     )
     p.add_argument(
         "--stop-at-first-failure",
