@@ -18,6 +18,7 @@ import pytest
 from execrl.cli.main import main
 from execrl.evaluate import EvalFolder, ModelInfo, run_campaign, samples_from_programs
 from execrl.evaluate.folder import MANIFEST_FILE, RECORDS_FILE
+from execrl.problems.bundled import bundled_dir
 from execrl.problems.io import BUNDLED, load_problem
 from execrl.results import read_rows
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, program_sha256
@@ -146,6 +147,31 @@ def test_train_bad_value_names_field_and_value(bad_input):
     assert "steps" in line and "0" in line
 
 
+def test_train_resume_without_a_checkpoint_fails_before_the_model(bad_input, tmp_path, monkeypatch):
+    import execrl.rl.trainer as trainer
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("a model was loaded for a run that cannot resume")
+
+    monkeypatch.setattr(trainer, "run_training", no_model)
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.yaml").write_text("steps: 2\n")
+    line = bad_input(["train", "--resume", run])
+    assert str(run) in line and "checkpoint" in line
+
+
+# ------------------------------------------------------------------------------ metrics screen
+
+
+def test_metrics_screen_with_no_reference_records_is_not_an_empty_table(bad_input, tmp_path):
+    records = tmp_path / "r.jsonl"
+    mine = ExecutionRecord(problem_id=PROBLEM, program_sha256="0" * 64, program_name="mine")
+    records.write_text(mine.model_dump_json() + "\n")
+    line = bad_input(["metrics", "screen", records, "--source", bundled_dir() / PROBLEM])
+    assert str(records) in line and "no records of correct reference" in line
+
+
 # ------------------------------------------------------------------------------ eval metrics
 
 
@@ -244,7 +270,7 @@ def test_sample_settings_are_checked_before_a_model_loads(bad_input, tmp_path, o
     assert option in line
 
 
-def test_sample_refuses_a_taken_label_before_sampling(bad_input, tmp_path: Path, monkeypatch):
+def test_sample_refuses_a_bad_or_taken_label_before_a_model_loads(bad_input, tmp_path, monkeypatch):
     path = sampled_folder(tmp_path / "ev")
     import execrl.cli.eval as eval_cmd
 
@@ -252,9 +278,10 @@ def test_sample_refuses_a_taken_label_before_sampling(bad_input, tmp_path: Path,
         raise AssertionError("the model was loaded although its samples would be refused")
 
     monkeypatch.setattr(eval_cmd, "local_policy", no_model)
-    monkeypatch.setattr(eval_cmd, "PolicySampler", lambda *a, **k: None)
     line = bad_input(["eval", "sample", "--model", "local", "--label", "bad label", "--out", path])
     assert "bad label" in line
+    line = bad_input(["eval", "sample", "--model", "local", "--label", "a", "--out", path])
+    assert "'a'" in line and "--replace" in line
 
 
 # ------------------------------------------------------------------------------ eval run
@@ -318,7 +345,8 @@ def test_run_torn_last_row_is_dropped_on_resume(tmp_path: Path, fake_executor):
 
 def test_timing_campaign_interrupted_keeps_runs_and_resumes(tmp_path: Path, fake_executor):
     store = tmp_path / "store"
-    argv = ["timing", "campaign", "--id", PROBLEM, "--reruns", "2", "--max-tests", "2"]
+    one = bundled_dir() / PROBLEM  # (one problem folder: only it is read)
+    argv = ["timing", "campaign", one, "--reruns", "2", "--max-tests", "2"]
     argv += ["--store", str(store)]
     fake_executor.stop_after = 5
     assert cli(argv) == 130
@@ -340,7 +368,7 @@ def test_timing_campaign_interrupted_keeps_runs_and_resumes(tmp_path: Path, fake
 
 
 def test_timing_campaign_options_checked_before_the_sandbox(bad_input, tmp_path, fake_executor):
-    store = ["--store", tmp_path / "s", "--id", PROBLEM]
+    store = ["--store", tmp_path / "s", bundled_dir() / PROBLEM]
     assert "--jobs" in bad_input(["timing", "campaign", *store, "--jobs", "-1"])
     assert "--jobs" in bad_input(["timing", "campaign", *store, "--jobs", "100000"])
     assert "--reruns" in bad_input(["timing", "campaign", *store, "--reruns", "0"])
@@ -351,7 +379,7 @@ def test_timing_campaign_options_checked_before_the_sandbox(bad_input, tmp_path,
 def test_timing_campaign_store_under_a_file(bad_input, tmp_path: Path, fake_executor):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
-    line = bad_input(["timing", "campaign", "--id", PROBLEM, "--store", blocker / "store"])
+    line = bad_input(["timing", "campaign", bundled_dir() / PROBLEM, "--store", blocker / "s"])
     assert str(blocker) in line
     assert fake_executor.instances == []
 

@@ -29,7 +29,7 @@ from typing import Any
 
 from rich.table import Table
 
-from execrl.cli._common import EXIT_OK, console, safe_text
+from execrl.cli._common import EXIT_OK, MAX_JOBS, check_range, console, safe_text
 from execrl.errors import ExecrlError, OutputError, UsageError
 from execrl.evaluate import (
     AXES,
@@ -64,13 +64,6 @@ LOCAL = "local"
 LOCAL_LABEL = "smollm2-135m"
 MAX_REPEATS = 100
 """The most timed repeats per test a run takes (the sandbox's own bound)."""
-
-
-def check_jobs(jobs: int) -> None:
-    """--jobs: at least 1 sandbox worker and no more than the machine's cores."""
-    cores = os.cpu_count() or 1
-    if not 1 <= jobs <= cores:
-        raise UsageError(f"--jobs {jobs}: give 1 to {cores} sandbox workers (this machine's cores)")
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -145,6 +138,13 @@ def _register_sample(sub: argparse._SubParsersAction) -> None:
 def cmd_sample(args: argparse.Namespace) -> int:
     folder = EvalFolder(args.out)
     check_sampling(args)
+    label = args.label or (LOCAL_LABEL if args.model == LOCAL else None)
+    taken = [m.label for m in folder.manifest().models] if folder.exists() else []
+    if label in taken and not args.replace:  # before a model loads
+        raise UsageError(
+            f"{args.out} already has samples from model {label!r}; "
+            "choose another --label or pass --replace"
+        )
     sampler, info = resolve_model(args)
     if info.kind == "file":
         samples = samples_from_jsonl(args.model, info.label)
@@ -346,9 +346,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     folder = EvalFolder(args.folder)
     folder.manifest()  # fail before starting a sandbox
-    check_jobs(args.jobs)
-    if not 1 <= args.repeats <= MAX_REPEATS:
-        raise UsageError(f"--repeats {args.repeats}: give 1 to {MAX_REPEATS} timed repeats")
+    check_range("--jobs", args.jobs, 1, MAX_JOBS, "sandbox workers")
+    check_range("--repeats", args.repeats, 1, MAX_REPEATS, "timed repeats per test")
     if args.cap_s is not None and not 0 < args.cap_s <= 600:
         raise UsageError(f"--cap-s {args.cap_s}: the cap must lie in (0, 600] seconds")
     if args.max_opt_tests is not None and args.max_opt_tests < 1:

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from execrl.cli._common import EXIT_OK, console, save_json
 from execrl.envs.screening import ScreeningReport, plot_screening, read_records, screen_metrics
+from execrl.errors import DataError
 from execrl.problems.io import BUNDLED, FORMATS, load_problems
 
 
@@ -49,6 +50,12 @@ def cmd_screen(args: argparse.Namespace) -> int:
     records = read_records(args.records)
     problems = load_problems(args.source, format=args.format)
     report = screen_metrics(problems, records, timing=args.timing)
+    if not report.solutions:  # an empty table would look like a result
+        raise DataError(
+            f"{args.records}: no records of correct reference solutions to screen "
+            f"({len(records)} records, {report.ignored_records} of other programs); record the "
+            "references' reruns as docs/ranking-metrics.md shows"
+        )
     console.print(screening_table(report))
     console.print(
         f"{len(report.solutions)} reference solutions on {report.problems} problems, "

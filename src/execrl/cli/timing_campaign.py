@@ -8,13 +8,18 @@ Exit codes: 0 done (a campaign with failed or inconclusive reruns is still saved
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 from rich.table import Table
 
-from execrl.cli._common import EXIT_OK, add_source_arguments, console
+from execrl.cli._common import (
+    EXIT_OK,
+    MAX_JOBS,
+    add_source_arguments,
+    check_range,
+    console,
+)
 from execrl.errors import OutputError, UsageError
 from execrl.problems.io import load_problems, select_problems
 from execrl.sandbox.executor import LocalExecutor
@@ -91,11 +96,9 @@ def open_store(root: Path | None) -> DurationStore:
 
 
 def cmd_campaign(args: argparse.Namespace) -> int:
-    if args.reruns < 1 or (args.max_tests is not None and args.max_tests < 1):
-        raise UsageError("--reruns and --max-tests take a positive number")
-    cores = os.cpu_count() or 1
-    if not 1 <= args.jobs <= cores:
-        raise UsageError(f"--jobs {args.jobs}: give 1 to {cores} sandbox workers")
+    check_range("--reruns", args.reruns, 1, 1000, "passes")
+    check_range("--max-tests", args.max_tests, 1, 10**6, "tests per problem")
+    check_range("--jobs", args.jobs, 1, MAX_JOBS, "sandbox workers")
     store = open_store(args.store)
     try:
         store.campaigns_dir.mkdir(parents=True, exist_ok=True)  # before the sandbox starts

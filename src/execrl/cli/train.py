@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from execrl.cli._common import EXIT_OK, console
-from execrl.errors import ExecrlError
+from execrl.errors import UsageError
 
 DEFAULT_PRESET = "rlvr"
 
@@ -62,10 +62,18 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.resume is not None:
         if args.preset or args.config or args.overrides:
-            raise ExecrlError("--resume takes the run's own config.yaml; drop --preset/--config")
+            raise UsageError(
+                "--resume takes the run's own config.yaml; drop --preset/--config/--set"
+            )
         saved = args.resume / "config.yaml"
         if not saved.is_file():
-            raise ExecrlError(f"{args.resume}: not a training run (no config.yaml)")
+            raise UsageError(f"{args.resume}: not a training run (no config.yaml)")
+        latest = args.resume / "checkpoints" / "latest"
+        if not latest.is_file():  # (before the model loads)
+            raise UsageError(
+                f"{args.resume}: no checkpoint to resume from (no checkpoints/latest); "
+                "start a new run instead"
+            )
         config = load_config(None, saved)
         out = args.resume
     else:
