@@ -11,6 +11,7 @@ import select
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -120,6 +121,9 @@ class ForkServer:
             ],
             "site_paths": list(self.config.extra_site_paths),
             "preimport": list(self.config.preimport),
+            # os.closerange calls close_range(2) only in builds that have it; otherwise it
+            # closes descriptor by descriptor up to its bound, so the zygote uses it only then
+            "closerange_syscall": bool(sysconfig.get_config_var("HAVE_CLOSE_RANGE")),
             "cgroup_procs": str(self._cgroup / "cgroup.procs") if self._cgroup else None,
             "test_cgroup": self._make_test_cgroups(),
         }
