@@ -48,6 +48,7 @@ class ResultsFile:
         self.gzipped = self.path.name.endswith(".gz")
         self.rows: list[Row] = []
         self.done: set[Hashable] = set()
+        self._broken = False
         if resume and self.path.exists():
             self.rows = read_rows(self.path, drop_torn=True)
             if key is not None:
@@ -80,12 +81,19 @@ class ResultsFile:
             self._file.write(line)
             self._file.flush()
         except OSError as exc:
+            self._broken = True
             raise OutputError(f"{self.path}: cannot write results ({_reason(exc)})") from None
         if self.key is not None:
             self.done.add(self.key(data))
 
     def close(self) -> None:
-        self._file.close()
+        """Close the file; after a failed write, quietly (the OutputError already said why,
+        and closing would only retry the write that failed)."""
+        try:
+            self._file.close()
+        except OSError:
+            if not self._broken:
+                raise
 
     def __enter__(self) -> ResultsFile:
         return self

@@ -135,8 +135,12 @@ def test_list_presets(capsys):
     ("extra", "row", "message"),
     [
         (["--env", "nope"], None, "unknown environment 'nope'"),
-        (["--env", "qp(p=2)"], None, "environment qp: gate:"),
-        (["--reward", "collapsed(signal=x)"], None, "reward collapsed: signal:"),
+        (["--env", "qp(p=2)"], None, "environment qp(p=2): p must be in [0, 1]"),
+        (
+            ["--reward", "collapsed(signal=x)"],
+            None,
+            "reward collapsed(signal=x): signal must be 'binary' or 'graded'",
+        ),
         (["--programs", "/no/such/program.py"], None, "no such file or folder"),
         (["--config", "/no/such/run.yaml"], None, "/no/such/run.yaml"),
         ([], {"completion": "print(1)"}, "rows.jsonl:1: no 'problem_id'"),

@@ -28,8 +28,17 @@ from execrl.cli._common import EXIT_EXECRL_FAILED, EXIT_OK, printable
 from execrl.errors import ExecrlError
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with its usage errors as one line (its usage text wraps over several for long
+    commands), exit code 2 as before; subcommands' parsers are of this class too."""
+
+    def error(self, message: str):
+        line = " ".join(f"{self.prog}: error: {message}".split())
+        self.exit(2, f"{printable(line)} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="execrl",
         description="Turn running code into training signal for code models.",
     )
