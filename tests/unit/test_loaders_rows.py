@@ -190,7 +190,7 @@ def test_validation_errors_are_one_line_with_file_row_and_field(tmp_path: Path):
         load_leetcode(path)
     message = str(info.value)
     assert "\n" not in message
-    assert message.startswith(f"{path}[1]: tests.0.assert.code: ")
+    assert message.startswith(f"{path}[1]: tests[check].code: ")
 
 
 def test_invalid_json_file_names_the_line(tmp_path: Path):

@@ -52,9 +52,9 @@ def test_defaults_follow_the_spec_hard_cap():
         ({"difficulty": "trivial"}, "difficulty"),
         ({"id": "has space"}, "id"),
         ({"checker": {"kind": "fuzzy"}}, "checker.kind"),
-        ({"references": [{"name": "r", "code": "", "label": "maybe"}]}, "references.0.label"),
-        ({"tests": [{"kind": "stdio", "id": "a", "input": "1"}]}, "tests.0.stdio.output"),
-        ({"tests": [{"kind": "shell", "id": "a"}]}, "tests.0"),
+        ({"references": [{"name": "r", "code": "", "label": "maybe"}]}, "references[r].label"),
+        ({"tests": [{"kind": "stdio", "id": "a", "input": "1"}]}, "tests[a].output"),
+        ({"tests": [{"kind": "shell", "id": "a"}]}, "tests[a]"),
         ({"colour": "red"}, "colour"),
     ],
 )

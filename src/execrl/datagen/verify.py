@@ -8,6 +8,7 @@ the sandbox (``execrl.sandbox``), so the reported CPU times are the programs' ow
 from __future__ import annotations
 
 import contextlib
+import itertools
 import statistics
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -97,27 +98,48 @@ def verify_problem(
     references: list[Reference] | None = None,
 ) -> ProblemReport:
     """Run each reference on every test of ``problem`` in the sandbox, all workers busy."""
+    reports = iter_reference_reports(
+        problem,
+        executor=executor,
+        workers=workers,
+        show_progress=show_progress,
+        references=references,
+    )
+    return ProblemReport(problem, list(reports))
+
+
+def iter_reference_reports(
+    problem: Problem,
+    *,
+    executor: LocalExecutor | None = None,
+    workers: int | None = None,
+    show_progress: bool = True,
+    references: list[Reference] | None = None,
+) -> Iterator[ReferenceReport]:
+    """As :func:`verify_problem`, one reference's report at a time, in order, each as soon
+    as its last test is done (so a caller can write it before the next one finishes)."""
     refs = problem.references if references is None else references
+    tests = problem.tests
     # One request per (reference, test): the pool stays balanced even when one reference is
     # quadratic; each fork server compiles a program once and caches it.
     requests = [
         ExecutionRequest.for_problem(problem, ref.code, tests=[test], program_name=ref.name)
         for ref in refs
-        for test in problem.tests
+        for test in tests
     ]
+    groups = {t.id: t.group for t in tests}
     with executor_or_new(executor, workers) as pool:
-        records = list(
-            pool.run_batch(requests, progress=show_progress, description=f"checking {problem.id}")
+        records = pool.run_batch(
+            requests, progress=show_progress, description=f"checking {problem.id}"
         )
-    groups = {t.id: t.group for t in problem.tests}
-    reports = []
-    for i, ref in enumerate(refs):
-        mine = records[i * len(problem.tests) : (i + 1) * len(problem.tests)]
-        results = [result for record in mine for result in record.results]
-        record = (
-            mine[0].model_copy(update={"results": results})
-            if mine
-            else ExecutionRecord(problem_id=problem.id, program_sha256="", program_name=ref.name)
-        )
-        reports.append(ReferenceReport(ref, record, groups))
-    return ProblemReport(problem, reports)
+        for ref in refs:
+            mine = list(itertools.islice(records, len(tests)))
+            results = [result for record in mine for result in record.results]
+            record = (
+                mine[0].model_copy(update={"results": results})
+                if mine
+                else ExecutionRecord(
+                    problem_id=problem.id, program_sha256="", program_name=ref.name
+                )
+            )
+            yield ReferenceReport(ref, record, groups)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from execrl.errors import LoaderError
+from execrl.errors import ExecrlError, LoaderError
+from execrl.problems._files import read_text
 from execrl.problems.jsonl import iter_jsonl_rows
 
 
@@ -22,7 +23,7 @@ def iter_rows(path: str | Path) -> Iterator[tuple[str, dict[str, Any]]]:
             yield f"{path}:{lineno}", _require_mapping(row, f"{path}:{lineno}")
     elif name.endswith(".json"):
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(read_text(path, error=LoaderError))
         except json.JSONDecodeError as exc:
             raise LoaderError(
                 f"{path}:{exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})"
@@ -53,9 +54,40 @@ def _parquet_rows(path: Path) -> Iterator[dict[str, Any]]:
         raise LoaderError(
             "reading Parquet needs pyarrow; install it with `pip install 'execrl[data]'`"
         ) from exc
-    table = pq.ParquetFile(path)
-    for batch in table.iter_batches(batch_size=64):
-        yield from batch.to_pylist()
+    try:
+        table = pq.ParquetFile(path)
+        batches = table.iter_batches(batch_size=64)
+        for batch in batches:
+            rows = batch.to_pylist()
+            yield from rows
+    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid/ArrowIOError are both
+        raise LoaderError(
+            f"{path}: not a readable Parquet file ({' '.join(str(exc).split())[:160]})"
+        ) from None
+
+
+def convert_rows(
+    path: str | Path,
+    convert: Callable[[int, str, dict[str, Any]], Any],
+    *,
+    dataset: str,
+) -> list[Any]:
+    """``convert(index, where, row)`` for each row of ``path``. A row whose fields have
+    shapes the converter does not expect (a number where a list belongs, ...) is a
+    LoaderError naming the row, not a TypeError from deep inside the converter."""
+    out = []
+    for index, (where, row) in enumerate(iter_rows(path)):
+        try:
+            out.append(convert(index, where, row))
+        except ExecrlError:
+            raise
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
+            raise LoaderError(
+                f"{where}: not a {dataset} row as expected ({type(exc).__name__}: "
+                f"{' '.join(str(exc).split())[:120]}); check the format named and the row's "
+                "fields"
+            ) from exc
+    return out
 
 
 def _require_mapping(row: Any, where: str) -> dict[str, Any]:
@@ -109,3 +141,26 @@ def decode_json_field(value: Any, *, where: str, field: str) -> Any:
         return json.loads(value)
     except json.JSONDecodeError as exc:
         raise LoaderError(f"{where}: field {field!r} is not valid JSON: {exc.msg}") from exc
+
+
+def int_field(row: dict[str, Any], field: str, where: str) -> int:
+    """An integer field (0 when absent or empty), with an error naming it otherwise."""
+    value = row.get(field)
+    if value in (None, ""):
+        return 0
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise LoaderError(
+            f"{where}: field {field!r} should be an integer, got {value!r:.60}"
+        ) from None
+
+
+def mapping_field(row: dict[str, Any], field: str, where: str) -> dict[str, Any]:
+    """A nested-object field ({} when absent or empty), with an error naming it otherwise."""
+    value = row.get(field)
+    if value in (None, "", {}):
+        return {}
+    if not isinstance(value, dict):
+        raise LoaderError(f"{where}: field {field!r} should be an object, got {value!r:.60}")
+    return value

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from execrl.errors import LoaderError
-from execrl.problems._rows import iter_rows, slugify
+from execrl.problems._rows import convert_rows, int_field, mapping_field, slugify
 from execrl.problems._validation import parse_problem
 from execrl.problems.models import Difficulty, Problem, TestGroup
 
@@ -103,10 +103,13 @@ def load_codecontests(
         raise LoaderError(
             f"unknown language {sorted(unknown)[0]!r}; use some of {sorted(LANGUAGES.values())}"
         )
-    return [
-        parse_problem(codecontests_row_to_dict(row, where, wanted, include_generated), where=where)
-        for where, row in iter_rows(path)
-    ]
+    return convert_rows(
+        path,
+        lambda _, where, row: parse_problem(
+            codecontests_row_to_dict(row, where, wanted, include_generated), where=where
+        ),
+        dataset="CodeContests",
+    )
 
 
 def codecontests_row_to_dict(
@@ -121,7 +124,7 @@ def codecontests_row_to_dict(
     for field, prefix in TEST_FIELDS.items():
         if field == "generated_tests" and not include_generated:
             continue
-        block = row.get(field) or {}
+        block = mapping_field(row, field, where)
         inputs, outputs = block.get("input") or [], block.get("output") or []
         if len(inputs) != len(outputs):
             raise LoaderError(
@@ -140,8 +143,8 @@ def codecontests_row_to_dict(
     references = _references(row.get("solutions"), "correct", languages, where) + _references(
         row.get("incorrect_solutions"), "incorrect", languages, where
     )
-    code = int(row.get("difficulty") or 0)
-    rating = int(row.get("cf_rating") or 0) or None
+    code = int_field(row, "difficulty", where)
+    rating = int_field(row, "cf_rating", where) or None
     data: dict[str, Any] = {
         "id": slugify(row["name"]),
         "title": row["name"],
@@ -157,7 +160,7 @@ def codecontests_row_to_dict(
             "difficulty": difficulty_name(code),
             "rating": rating,
             "extra": {
-                "platform": SOURCES.get(int(row.get("source") or 0), "unknown"),
+                "platform": SOURCES.get(int_field(row, "source", where), "unknown"),
                 **{
                     k: row[k]
                     for k in (
@@ -174,13 +177,13 @@ def codecontests_row_to_dict(
             },
         },
     }
-    time_limit = row.get("time_limit")
+    time_limit = mapping_field(row, "time_limit", where)
     if time_limit and (time_limit.get("seconds") or time_limit.get("nanos")):
         data["time_limit_s"] = (
             int(time_limit.get("seconds") or 0) + int(time_limit.get("nanos") or 0) / 1e9
         )
-    if row.get("memory_limit_bytes"):
-        data["memory_limit_mb"] = max(1, int(row["memory_limit_bytes"]) // (1024 * 1024))
+    if memory := int_field(row, "memory_limit_bytes", where):
+        data["memory_limit_mb"] = max(1, memory // (1024 * 1024))
     return data
 
 

@@ -29,7 +29,8 @@ from typing import Any
 
 import yaml
 
-from execrl.errors import ProblemFormatError
+from execrl.errors import OutputError, ProblemFormatError
+from execrl.problems._files import read_json, read_text, read_yaml
 from execrl.problems._validation import parse_problem
 from execrl.problems.generated import regenerate_input, remember_input
 from execrl.problems.models import Problem, StdioTest, TestGroup
@@ -60,8 +61,14 @@ def read_problem_folder(folder: str | Path) -> Problem:
     data.setdefault("id", folder.name)
     statement_path = folder / STATEMENT_FILE
     if statement_path.is_file():
-        data["statement"] = _read_text(statement_path)
-    data["references"] = [_read_reference(folder, r, meta_path) for r in meta.get("references", [])]
+        data["statement"] = read_text(statement_path)
+    references = meta.get("references")
+    if references is not None and not isinstance(references, list):
+        raise ProblemFormatError(
+            f"{meta_path}: references: expected a list of entries such as "
+            f"'- {{name: fast, label: correct}}', got {references!r:.60}"
+        )
+    data["references"] = [_read_reference(folder, r, meta_path) for r in references or []]
     if "generator" in meta:
         data["generator"] = _read_generator(folder, meta["generator"], meta_path)
     generator_code = data["generator"]["code"] if "generator" in data else None
@@ -70,8 +77,20 @@ def read_problem_folder(folder: str | Path) -> Problem:
 
 
 def write_problem_folder(problem: Problem, folder: str | Path) -> Path:
-    """Write ``problem`` as a folder (created or overwritten file by file); returns the folder."""
+    """Write ``problem`` as a folder (created or overwritten file by file); returns the folder.
+    A destination that cannot be written is an OutputError naming it."""
     folder = Path(folder)
+    try:
+        return _write_problem_folder(problem, folder)
+    except OSError as exc:
+        where = exc.filename or folder
+        raise OutputError(
+            f"{where}: cannot write problem {problem.id!r} ({exc.strerror or exc}); "
+            "choose a destination folder you can write to"
+        ) from None
+
+
+def _write_problem_folder(problem: Problem, folder: Path) -> Path:
     (folder / "references").mkdir(parents=True, exist_ok=True)
     meta = problem.model_dump(
         mode="json",
@@ -136,12 +155,12 @@ def natural_key(name: str) -> list[Any]:
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ProblemFormatError(f"{path}: not valid YAML: {exc}") from exc
+    data = read_yaml(path)
     if not isinstance(data, dict):
-        raise ProblemFormatError(f"{path}: expected a mapping of problem fields at the top level")
+        raise ProblemFormatError(
+            f"{path}: expected a mapping of problem fields (id: ..., title: ...) at the top "
+            f"level, got {type(data).__name__}"
+        )
     return data
 
 
@@ -151,14 +170,25 @@ def _read_reference(folder: Path, entry: Any, meta_path: Path) -> dict[str, Any]
             f"{meta_path}: references: each entry needs a 'name', got {entry!r}"
         )
     name = entry["name"]
+    if not isinstance(name, str) or not name:
+        raise ProblemFormatError(
+            f"{meta_path}: references: name {name!r} should be the stem of a file in "
+            "references/ (e.g. 'fast' for references/fast.py)"
+        )
     code_path = folder / "references" / f"{name}.py"
     if not code_path.is_file():
         raise ProblemFormatError(f"{meta_path}: references: {name!r} has no file {code_path}")
     ref = dict(entry)
-    ref["code"] = _read_text(code_path)
+    ref["code"] = read_text(code_path)
     durations_path = folder / "references" / f"{name}.durations.json"
     if durations_path.is_file():
-        ref["durations_s"] = json.loads(durations_path.read_text(encoding="utf-8"))
+        durations = read_json(durations_path)
+        if not isinstance(durations, dict):
+            raise ProblemFormatError(
+                f"{durations_path}: expected an object of test id -> seconds, "
+                f"got {type(durations).__name__}"
+            )
+        ref["durations_s"] = durations
     return ref
 
 
@@ -168,14 +198,22 @@ def _read_generator(folder: Path, entry: Any, meta_path: Path) -> dict[str, Any]
             f"{meta_path}: generator: expected a mapping with 'file' and 'plan'"
         )
     file = entry.get("file", "generator.py")
+    if not isinstance(file, str) or not file:
+        raise ProblemFormatError(
+            f"{meta_path}: generator.file: expected a file name such as generator.py, got {file!r}"
+        )
     code_path = folder / file
     if not code_path.is_file():
         raise ProblemFormatError(f"{meta_path}: generator.file: {code_path} does not exist")
-    return {"code": _read_text(code_path), "plan": entry.get("plan", {})}
+    return {"code": read_text(code_path), "plan": entry.get("plan", {})}
 
 
 def _read_tests(tests_dir: Path, generator_code: str | None) -> list[dict[str, Any]]:
     tests: list[dict[str, Any]] = []
+    if tests_dir.exists() and not tests_dir.is_dir():
+        raise ProblemFormatError(
+            f"{tests_dir}: should be a folder of test groups (original/, extra/, optimization/)"
+        )
     if not tests_dir.is_dir():
         return tests
     for group_dir in sorted(tests_dir.iterdir()):
@@ -204,7 +242,13 @@ def _read_group(group_dir: Path, generator_code: str | None) -> list[dict[str, A
     for name in sorted(by_name, key=natural_key):
         parts = by_name[name]
         if "json" in parts:
-            body = json.loads(parts["json"].read_text(encoding="utf-8"))
+            body = read_json(parts["json"])
+            if not isinstance(body, dict):
+                raise ProblemFormatError(
+                    f"{parts['json']}: expected a JSON object describing one test "
+                    '({"kind": "call", "fn_name": ..., "args": [...], "expected": ...} or '
+                    f'{{"kind": "assert", ...}}), got {type(body).__name__}'
+                )
             tests.append({**body, "id": name, "group": group_dir.name})
             continue
         if not parts.keys() & {"in", "sha"} or "out" not in parts:
@@ -216,12 +260,17 @@ def _read_group(group_dir: Path, generator_code: str | None) -> list[dict[str, A
             "kind": "stdio",
             "id": name,
             "group": group_dir.name,
-            "output": _read_text(parts["out"]),
+            "output": read_text(parts["out"]),
         }
         if "in" in parts:
-            entry["input"] = _read_text(parts["in"])
+            entry["input"] = read_text(parts["in"])
         else:
-            digest = parts["sha"].read_text(encoding="utf-8").strip()
+            digest = read_text(parts["sha"]).strip()
+            if not re.fullmatch(r"[0-9a-f]{64}", digest):
+                raise ProblemFormatError(
+                    f"{parts['sha']}: expected the input's SHA-256 (64 hex digits), got "
+                    f"{digest[:80]!r}; store the input itself as {name}.in"
+                )
             regenerate.append((entry, name, digest))
         tests.append(entry)
     if regenerate:  # generator runs are separate processes: run them side by side
@@ -243,14 +292,6 @@ def _split_test_name(filename: str) -> tuple[str, str | None]:
         if filename.endswith(suffix):
             return filename[: -len(suffix)], suffix.strip(".").removesuffix(".gz")
     return filename, None
-
-
-def _read_text(path: Path) -> str:
-    if path.suffix == ".gz":
-        with gzip.open(path, "rt", encoding="utf-8", newline="") as f:
-            return f.read()
-    with open(path, encoding="utf-8", newline="") as f:
-        return f.read()
 
 
 def _write_text(path: Path, text: str) -> None:

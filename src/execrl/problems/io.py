@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from execrl.errors import LoaderError
+from execrl.errors import LoaderError, OutputError, UsageError
 from execrl.problems.bundled import bundled_dir
 from execrl.problems.folder import is_problem_folder, read_problem_folder, write_problem_folder
 from execrl.problems.jsonl import read_problems_jsonl, write_problems_jsonl
@@ -21,6 +21,11 @@ STARTER = "starter"
 def _read_folders(path: Path) -> list[Problem]:
     if is_problem_folder(path):
         return [read_problem_folder(path)]
+    if not path.is_dir():
+        raise LoaderError(
+            f"{path}: the folder format is a folder (holding problem.yaml, or problem folders); "
+            "pass --format for a dataset file"
+        )
     folders = sorted(p for p in path.iterdir() if is_problem_folder(p))
     if not folders:
         raise LoaderError(f"{path}: no problem folders found (a problem folder holds problem.yaml)")
@@ -100,6 +105,8 @@ def load_problems(source: str | Path = BUNDLED, *, format: str | None = None) ->
     if fmt == "folder":
         return _read_folders(path)
     if fmt == "jsonl":
+        if path.is_dir():
+            raise LoaderError(f"{path}: is a folder, not a .jsonl file; drop --format jsonl")
         return read_problems_jsonl(path)
     readers = _dataset_readers()
     if fmt not in readers:
@@ -139,10 +146,28 @@ def save_problems(
     if fmt == "jsonl":
         return write_problems_jsonl(problems, dest)
     if fmt != "folder":
-        raise LoaderError(f"cannot write format {fmt!r}; execrl writes 'folder' or 'jsonl'")
+        raise UsageError(f"cannot write format {fmt!r}; execrl writes 'folder' or 'jsonl'")
+    if dest.exists() and not dest.is_dir():
+        raise OutputError(
+            f"{dest}: is a file, so problem folders cannot be written into it; name a folder, "
+            "or a .jsonl / .jsonl.gz file"
+        )
     for problem in problems:
         write_problem_folder(problem, dest / _folder_name(problem.id))
     return dest
+
+
+def problem_issues(problem: Problem) -> list[str]:
+    """What makes ``problem`` unusable for scoring, checking or training, in words (empty when
+    nothing does): a problem without tests runs nothing, so every program would "pass" it or
+    fail it for no reason a person could see."""
+    issues = []
+    if not problem.tests:
+        issues.append(
+            "has no tests (a folder problem keeps them in tests/original, tests/extra and "
+            "tests/optimization; a dataset row in its test fields)"
+        )
+    return issues
 
 
 def _folder_name(problem_id: str) -> str:

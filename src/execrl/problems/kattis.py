@@ -53,9 +53,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from execrl.errors import LoaderError
+from execrl.errors import ExecrlError, LoaderError
+from execrl.problems._files import read_text, read_yaml
 from execrl.problems._validation import parse_problem
 from execrl.problems.folder import natural_key
 from execrl.problems.models import Problem
@@ -103,7 +102,7 @@ def load_kattis(path: str | Path) -> list[Problem]:
     """Load one Kattis package, or every package in a folder of them (in name order)."""
     path = Path(path)
     if is_kattis_package(path):
-        return [read_kattis_package(path)]
+        return [_read_package(path)]
     if not path.is_dir():
         raise LoaderError(f"{path}: a Kattis package is a folder (with problem.yaml and data/)")
     packages = sorted((p for p in path.iterdir() if is_kattis_package(p)), key=lambda p: p.name)
@@ -112,7 +111,19 @@ def load_kattis(path: str | Path) -> list[Problem]:
             f"{path}: no Kattis problem packages found (a package holds data/sample or "
             "data/secret with .in/.ans files)"
         )
-    return [read_kattis_package(p) for p in packages]
+    return [_read_package(p) for p in packages]
+
+
+def _read_package(folder: Path) -> Problem:
+    try:
+        return read_kattis_package(folder)
+    except ExecrlError:
+        raise
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:  # an odd problem.yaml
+        raise LoaderError(
+            f"{folder}: not a Kattis package as expected ({type(exc).__name__}: "
+            f"{' '.join(str(exc).split())[:120]}); check its problem.yaml"
+        ) from exc
 
 
 def read_kattis_package(folder: str | Path) -> Problem:
@@ -150,7 +161,12 @@ def read_kattis_package(folder: str | Path) -> Problem:
     if (seconds := _time_limit(folder, limits)) is not None:
         data["time_limit_s"] = seconds
     if limits.get("memory"):
-        data["memory_limit_mb"] = int(limits["memory"])
+        try:
+            data["memory_limit_mb"] = int(limits["memory"])
+        except (TypeError, ValueError):
+            raise LoaderError(
+                f"{meta_path}: limits.memory: expected a number of MiB, got {limits['memory']!r}"
+            ) from None
     return parse_problem(data, where=str(meta_path if meta_path.is_file() else folder))
 
 
@@ -158,10 +174,7 @@ def read_kattis_package(folder: str | Path) -> Problem:
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise LoaderError(f"{path}: not valid YAML: {exc}") from exc
+    data = read_yaml(path, error=LoaderError)
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -185,23 +198,29 @@ def _statement(folder: Path) -> str:
         for name in STATEMENT_NAMES:
             path = folder / sub / name
             if path.is_file():
-                return path.read_text(encoding="utf-8")
+                return _read_source(path)
         others = sorted((folder / sub).glob("problem.*")) if (folder / sub).is_dir() else []
         if others:
-            return others[0].read_text(encoding="utf-8")
+            return _read_source(others[0])
     return ""
 
 
 def _time_limit(folder: Path, limits: dict[str, Any]) -> float | None:
     timelimit = folder / ".timelimit"
     if timelimit.is_file():
-        text = timelimit.read_text(encoding="utf-8").strip()
+        text = _read_text(timelimit).strip()
         try:
             return float(text)
         except ValueError:
             raise LoaderError(f"{timelimit}: expected a number of seconds, got {text!r}") from None
     if limits.get("time_limit") is not None:
-        return float(limits["time_limit"])
+        try:
+            return float(limits["time_limit"])
+        except (TypeError, ValueError):
+            raise LoaderError(
+                f"{folder / 'problem.yaml'}: limits.time_limit: expected a number of seconds, "
+                f"got {limits['time_limit']!r}"
+            ) from None
     return None
 
 
@@ -239,8 +258,13 @@ def _test_id(raw: str) -> str:
 
 
 def _read_text(path: Path) -> str:
-    with open(path, encoding="utf-8", newline="") as f:
-        return f.read()
+    """A test file, its bytes' line endings kept."""
+    return read_text(path, error=LoaderError)
+
+
+def _read_source(path: Path) -> str:
+    """A statement or program, with universal newlines (as ``Path.read_text`` reads)."""
+    return _read_text(path).replace("\r\n", "\n").replace("\r", "\n")
 
 
 # -- output validation --------------------------------------------------------------------------
@@ -363,7 +387,7 @@ def _validator(validator_dir: Path) -> tuple[str, str]:
                     f"{found}"
                 )
             if language == "python3":
-                return language, chosen[0].read_text(encoding="utf-8")
+                return language, _read_source(chosen[0])
             if shutil.which("g++") is None:
                 raise LoaderError(
                     f"{chosen[0]}: a C++ output validator needs g++ on this machine, and none "
@@ -394,7 +418,7 @@ def _inline_local_includes(path: Path, seen: set[Path]) -> str:
             return ""
         return _inline_local_includes(header, seen)
 
-    return _LOCAL_INCLUDE.sub(replace, path.read_text(encoding="utf-8"))
+    return _LOCAL_INCLUDE.sub(replace, _read_source(path))
 
 
 # -- submissions --------------------------------------------------------------------------------
@@ -412,7 +436,7 @@ def _submissions(folder: Path) -> list[dict[str, Any]]:
             if not (path.is_file() and path.suffix in PYTHON_SUFFIXES):
                 skipped += 1
                 continue
-            code = path.read_text(encoding="utf-8")
+            code = _read_source(path)
             if _is_python2(code):
                 skipped += 1
                 continue

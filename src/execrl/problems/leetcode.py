@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from execrl.errors import LoaderError
-from execrl.problems._rows import decode_literal_list, iter_rows, slugify
+from execrl.problems._rows import convert_rows, decode_literal_list, slugify
 from execrl.problems._validation import parse_problem
 from execrl.problems.models import Problem
 
@@ -34,10 +34,11 @@ REQUIRED = ("task_id", "test", "entry_point")
 
 def load_leetcode(path: str | Path) -> list[Problem]:
     """Load LeetCodeDataset rows from .jsonl[.gz], .json or .parquet."""
-    return [
-        parse_problem(leetcode_row_to_dict(row, where), where=where)
-        for where, row in iter_rows(path)
-    ]
+    return convert_rows(
+        path,
+        lambda _, where, row: parse_problem(leetcode_row_to_dict(row, where), where=where),
+        dataset="LeetCodeDataset",
+    )
 
 
 def leetcode_row_to_dict(row: dict[str, Any], where: str) -> dict[str, Any]:

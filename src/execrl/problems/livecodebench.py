@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from execrl.errors import LoaderError
-from execrl.problems._rows import decode_json_field, iter_rows, slugify
+from execrl.problems._rows import convert_rows, decode_json_field, slugify
 from execrl.problems._validation import parse_problem
 from execrl.problems.models import Problem
 
@@ -67,9 +67,11 @@ def decode_test_cases(value: Any, *, where: str, field: str) -> list[dict[str, A
 
 def load_livecodebench(path: str | Path) -> list[Problem]:
     """Load LiveCodeBench rows from .jsonl[.gz], .json or .parquet."""
-    return [
-        parse_problem(lcb_row_to_dict(row, where), where=where) for where, row in iter_rows(path)
-    ]
+    return convert_rows(
+        path,
+        lambda _, where, row: parse_problem(lcb_row_to_dict(row, where), where=where),
+        dataset="LiveCodeBench",
+    )
 
 
 def lcb_row_to_dict(row: dict[str, Any], where: str) -> dict[str, Any]:
@@ -104,6 +106,8 @@ def lcb_row_to_dict(row: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 def _test(case: dict[str, Any], test_id: str, fn_name: str | None, where: str) -> dict[str, Any]:
+    if not isinstance(case, dict) or not {"input", "output"} <= case.keys():
+        raise LoaderError(f"{where}: test {test_id} needs 'input' and 'output', got {case!r:.60}")
     kind = case.get("testtype", "stdin")
     if kind == "stdin":
         return {"kind": "stdio", "id": test_id, "input": case["input"], "output": case["output"]}

@@ -25,16 +25,18 @@ from pathlib import Path
 from typing import Any
 
 from execrl.errors import LoaderError
-from execrl.problems._rows import decode_literal_list, iter_rows
+from execrl.problems._rows import convert_rows, decode_literal_list
 from execrl.problems._validation import parse_problem
 from execrl.problems.models import Problem, TestGroup
 
 
 def load_mbpp(path: str | Path) -> list[Problem]:
     """Load MBPP rows (original or sanitized) from .jsonl[.gz], .json or .parquet."""
-    return [
-        parse_problem(mbpp_row_to_dict(row, where), where=where) for where, row in iter_rows(path)
-    ]
+    return convert_rows(
+        path,
+        lambda _, where, row: parse_problem(mbpp_row_to_dict(row, where), where=where),
+        dataset="MBPP",
+    )
 
 
 def mbpp_row_to_dict(row: dict[str, Any], where: str) -> dict[str, Any]:

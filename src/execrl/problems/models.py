@@ -162,6 +162,12 @@ class Reference(_Model):
 
 Difficulty = Literal["easy", "medium", "hard", "unknown"]
 
+MAX_TIME_LIMIT_S = 600.0
+"""The largest per-test time limit a problem may set: the sandbox's CPU-time cap
+(``execrl.sandbox.limits.Limits.cpu_time_s``), so every problem that loads can be run."""
+MAX_MEMORY_LIMIT_MB = 1024 * 1024
+"""The largest memory limit a problem may set (1 TiB): beyond any machine it would run on."""
+
 
 class Source(_Model):
     """Where a problem comes from; ``difficulty`` and ``rating`` keep the dataset's own values."""
@@ -208,9 +214,12 @@ class Problem(_Model):
     title: str = ""
     statement: str = ""
     difficulty: Difficulty = "unknown"
-    time_limit_s: float = Field(default=10.0, gt=0)
-    """The problem's own per-test time limit (the hard cap of spec §1 defaults to 10 s)."""
-    memory_limit_mb: int = Field(default=1024, gt=0)
+    time_limit_s: float = 10.0
+    """The problem's own per-test time limit, in seconds: more than 0 and at most
+    ``MAX_TIME_LIMIT_S`` (600 s, the sandbox's CPU-time cap); the hard cap of spec §1
+    defaults to 10 s."""
+    memory_limit_mb: int = 1024
+    """The problem's memory limit, in MiB: at least 1 and at most ``MAX_MEMORY_LIMIT_MB``."""
     checker: Checker = Field(default_factory=Checker)
     tests: list[TestCase] = Field(default_factory=list)
     references: list[Reference] = Field(default_factory=list)
@@ -228,6 +237,23 @@ class Problem(_Model):
     tags: list[str] = Field(default_factory=list)
     source: Source = Field(default_factory=Source)
     generator: Generator | None = None
+
+    @field_validator("time_limit_s")
+    @classmethod
+    def _time_limit_in_range(cls, seconds: float) -> float:
+        if not 0 < seconds <= MAX_TIME_LIMIT_S:  # (also False for NaN)
+            raise ValueError(
+                f"must be more than 0 and at most {MAX_TIME_LIMIT_S:g} seconds (the sandbox's "
+                f"CPU-time cap), got {seconds:g}"
+            )
+        return seconds
+
+    @field_validator("memory_limit_mb")
+    @classmethod
+    def _memory_limit_in_range(cls, megabytes: int) -> int:
+        if not 1 <= megabytes <= MAX_MEMORY_LIMIT_MB:
+            raise ValueError(f"must be from 1 to {MAX_MEMORY_LIMIT_MB} MiB, got {megabytes}")
+        return megabytes
 
     @model_validator(mode="after")
     def _unique_names(self) -> Problem:

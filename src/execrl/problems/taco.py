@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from execrl.errors import LoaderError
-from execrl.problems._rows import decode_json_field, decode_literal_list, iter_rows, slugify
+from execrl.problems._rows import convert_rows, decode_json_field, decode_literal_list, slugify
 from execrl.problems._validation import parse_problem
 from execrl.problems.models import Difficulty, Problem
 
@@ -61,18 +61,22 @@ _EXTRA_FIELDS = (
 def load_taco(path: str | Path, *, id_prefix: str | None = None) -> list[Problem]:
     """Load TACO or APPS rows from .parquet, .jsonl[.gz] or .json."""
     prefix = id_prefix or slugify(Path(path).name.split(".")[0])
-    problems = []
-    for index, (where, row) in enumerate(iter_rows(path)):
-        problems.append(
-            parse_problem(taco_row_to_dict(row, where, f"{prefix}-{index}"), where=where)
-        )
-    return problems
+
+    def convert(index: int, where: str, row: dict[str, Any]) -> Problem:
+        return parse_problem(taco_row_to_dict(row, where, f"{prefix}-{index}"), where=where)
+
+    return convert_rows(path, convert, dataset="TACO/APPS")
 
 
 def taco_row_to_dict(row: dict[str, Any], where: str, fallback_id: str) -> dict[str, Any]:
     if "question" not in row:
         raise LoaderError(f"{where}: TACO/APPS row has no 'question'")
     io = decode_json_field(row.get("input_output"), where=where, field="input_output") or {}
+    if not isinstance(io, dict):
+        raise LoaderError(
+            f"{where}: field 'input_output' should be a JSON object with 'inputs' and "
+            f"'outputs', got {io!r:.60}"
+        )
     fn_name = io.get("fn_name")
     inputs, outputs = io.get("inputs") or [], io.get("outputs") or []
     if len(inputs) != len(outputs):

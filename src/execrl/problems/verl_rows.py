@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from execrl.errors import LoaderError
-from execrl.problems._rows import decode_json_field, iter_rows, slugify
+from execrl.problems._rows import convert_rows, decode_json_field, slugify
 from execrl.problems._validation import parse_problem
 from execrl.problems.livecodebench import _test as lcb_test
 from execrl.problems.models import Problem
@@ -49,19 +49,25 @@ APPS_CHECKER = {"kind": "apps"}
 def load_verl_rows(path: str | Path) -> list[Problem]:
     """Load verl code rows (``reward_model.ground_truth``) from .parquet, .jsonl or .json."""
     prefix = slugify(Path(path).name.split(".")[0])
-    return [
-        parse_problem(verl_row_to_dict(row, where, f"{prefix}-{index}"), where=where)
-        for index, (where, row) in enumerate(iter_rows(path))
-    ]
+    return convert_rows(
+        path,
+        lambda index, where, row: parse_problem(
+            verl_row_to_dict(row, where, f"{prefix}-{index}"), where=where
+        ),
+        dataset="verl",
+    )
 
 
 def load_deepcoder_rows(path: str | Path) -> list[Problem]:
     """Load rllm/DeepCoder ``{problem, tests}`` rows from .parquet, .jsonl or .json."""
     prefix = slugify(Path(path).name.split(".")[0])
-    return [
-        parse_problem(deepcoder_row_to_dict(row, where, f"{prefix}-{index}"), where=where)
-        for index, (where, row) in enumerate(iter_rows(path))
-    ]
+    return convert_rows(
+        path,
+        lambda index, where, row: parse_problem(
+            deepcoder_row_to_dict(row, where, f"{prefix}-{index}"), where=where
+        ),
+        dataset="rllm/DeepCoder",
+    )
 
 
 def verl_row_to_dict(row: dict[str, Any], where: str, fallback_id: str) -> dict[str, Any]:
