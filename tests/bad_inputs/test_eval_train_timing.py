@@ -219,6 +219,23 @@ def test_metrics_bad_tau_level_baseline_and_specs(bad_input, executed: Path):
     assert "--reward" in bad_input(["eval", "metrics", executed, "--reward", "nope"])
 
 
+def test_replay_settings_name_the_option_and_value(bad_input, executed: Path):
+    line = bad_input(["eval", "metrics", executed, "--limit-s", "0"])
+    assert "--limit-s 0" in line and "seconds:" not in line  # (not the internal field)
+    assert "--beta inf" in bad_input(["eval", "metrics", executed, "--beta", "inf"])
+    assert "--cap-s nan" in bad_input(["eval", "metrics", executed, "--cap-s", "nan"])
+    assert "--seed -1" in bad_input(["eval", "metrics", executed, "--seed", "-1"])
+
+
+def test_replay_sweep_values_are_bounded_and_checked(bad_input, executed: Path):
+    replay = ["eval", "replay", executed, "--resamples", "2"]
+    assert "N must lie" in bad_input([*replay, "--sweep", "alpha=0.5:2:201"])
+    line = bad_input([*replay, "--sweep", "limit_s=0:1:3"])
+    assert "limit_s=0" in line and "seconds:" not in line
+    line = bad_input([*replay, "--sweep", "cap_s=-1,1"])
+    assert "cap_s=-1" in line and "pydantic" not in line
+
+
 def test_metrics_on_a_corrupt_campaign_names_the_file(bad_input, executed: Path):
     records = executed / RECORDS_FILE
     records.write_bytes(records.read_bytes() + b"\xff\xfe not json\n{}\n")
@@ -282,6 +299,18 @@ def test_sample_refuses_a_bad_or_taken_label_before_a_model_loads(bad_input, tmp
     assert "bad label" in line
     line = bad_input(["eval", "sample", "--model", "local", "--label", "a", "--out", path])
     assert "'a'" in line and "--replace" in line
+
+
+def test_sample_unknown_problem_fails_before_a_model_loads(bad_input, tmp_path, monkeypatch):
+    import execrl.cli.eval as eval_cmd
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("the model was loaded for problems that do not exist")
+
+    monkeypatch.setattr(eval_cmd, "local_policy", no_model)
+    argv = ["eval", "sample", bundled_dir() / PROBLEM, "--id", "nope", "--model", "local"]
+    line = bad_input([*argv, "--out", tmp_path / "ev"])
+    assert "nope" in line
 
 
 # ------------------------------------------------------------------------------ eval run

@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
 from rich.table import Table
 
 from execrl.cli._common import EXIT_OK, MAX_JOBS, check_range, console, safe_text
@@ -63,6 +64,8 @@ from execrl.sandbox.records import Status
 LOCAL = "local"
 LOCAL_LABEL = "smollm2-135m"
 MAX_REPEATS = 100
+MAX_SWEEP_POINTS = 200
+"""The most values a replay sweep recomputes every metric at."""
 """The most timed repeats per test a run takes (the sandbox's own bound)."""
 
 
@@ -145,8 +148,8 @@ def cmd_sample(args: argparse.Namespace) -> int:
             f"{args.out} already has samples from model {label!r}; "
             "choose another --label or pass --replace"
         )
-    sampler, info = resolve_model(args)
-    if info.kind == "file":
+    if args.model.endswith((".jsonl", ".jsonl.gz")):
+        _, info = resolve_model(args)
         samples = samples_from_jsonl(args.model, info.label)
         info = info.model_copy(update={"n": _max_per_problem(samples)})
         # Without a problem selection, a new folder holds the problems the file answers.
@@ -154,7 +157,11 @@ def cmd_sample(args: argparse.Namespace) -> int:
         source, fmt, problems = resolve_problems(args, folder, default_ids=answered)
         folder.check_can_add(info.label, problems, source=source, format=fmt, replace=args.replace)
     else:
+        # The problems first: they load in a moment, a model takes much longer.
         source, fmt, problems = resolve_problems(args, folder)
+        if label is not None:
+            folder.check_can_add(label, problems, source=source, format=fmt, replace=args.replace)
+        sampler, info = resolve_model(args)
         # Everything add_samples would refuse is refused before the sampling work.
         folder.check_can_add(info.label, problems, source=source, format=fmt, replace=args.replace)
         writable_folder(args.out / "samples", "--out")
@@ -476,13 +483,27 @@ def _register_replay(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_replay)
 
 
+REPLAY_FLAGS = {"cap_s": "--cap-s", "alpha": "--alpha", "beta": "--beta", "timing": "--timing"}
+"""The replay settings' fields and the options that set them."""
+
+
 def replay_settings(args: argparse.Namespace) -> ReplaySettings:
+    given = {"--cap-s": args.cap_s, "--limit-s": args.limit_s, "--alpha": args.alpha}
+    given["--beta"] = args.beta
+    for flag, value in given.items():
+        if value is not None and not math.isfinite(value):
+            raise UsageError(f"{flag} {value}: expected a finite number")
+    if args.limit_s is not None and args.limit_s <= 0:
+        raise UsageError(f"--limit-s {args.limit_s:g}: an intended limit must be > 0 seconds")
     try:
         return ReplaySettings.with_limit_s(
             args.limit_s, cap_s=args.cap_s, timing=args.timing, alpha=args.alpha, beta=args.beta
         )
-    except ValueError as exc:
-        raise ExecrlError(f"invalid replay setting: {_first_line(exc)}") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        flag = REPLAY_FLAGS.get(str(first["loc"][0]) if first["loc"] else "", "a replay setting")
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise UsageError(f"{flag} {first.get('input')}: {message}") from None
 
 
 def metric_options(args: argparse.Namespace, models: list[str]) -> dict[str, Any]:
@@ -491,8 +512,8 @@ def metric_options(args: argparse.Namespace, models: list[str]) -> dict[str, Any
         raise UsageError(
             f"--baseline: unknown baseline model {args.baseline!r}; models: {', '.join(models)}"
         )
-    if args.resamples < 1:
-        raise UsageError(f"--resamples must be >= 1, got {args.resamples}")
+    check_range("--resamples", args.resamples, 1, 10**6, "bootstrap resamples")
+    check_range("--seed", args.seed, 0, 2**32 - 1, "(a bootstrap seed)")
     if not 0 < args.level < 1:
         raise UsageError(f"--level {args.level}: an interval level lies in (0, 1), e.g. 0.95")
     return {
@@ -644,10 +665,13 @@ def sweep_values(text: str) -> list[float]:
             n = int(parts[2])
         except ValueError:
             raise ExecrlError(f"sweep values {text!r}: N must be a whole number") from None
-        if n < 1:
-            raise ExecrlError(f"sweep values {text!r}: N must be >= 1")
+        if not 1 <= n <= MAX_SWEEP_POINTS:
+            raise UsageError(f"sweep values {text!r}: N must lie in 1 to {MAX_SWEEP_POINTS}")
         return [lo + (hi - lo) * i / max(1, n - 1) for i in range(n)]
-    return list(_numbers(text, "sweep values"))
+    values = list(_numbers(text, "sweep values"))
+    if len(values) > MAX_SWEEP_POINTS:
+        raise UsageError(f"sweep values: {len(values)} given, at most {MAX_SWEEP_POINTS}")
+    return values
 
 
 # --------------------------------------------------------------------------------------------
@@ -747,11 +771,6 @@ def _taus(text: str) -> tuple[float, ...]:
 
 def _csv(values) -> str:
     return ",".join(f"{v:g}" if isinstance(v, float | int) else str(v) for v in values)
-
-
-def _first_line(exc: Exception) -> str:
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    return " ".join(lines[1:3]) if len(lines) > 1 else (lines[0] if lines else "")
 
 
 def _print_table(title: str, header: list[str], rows: list[list[object]]) -> None:

@@ -14,11 +14,14 @@ Axes:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pydantic import ValidationError
+
 from execrl.envs.operators import AbsoluteLimit
-from execrl.errors import ExecrlError
+from execrl.errors import ExecrlError, UsageError
 from execrl.evaluate.metrics import EvalMetrics, evaluate
 from execrl.evaluate.replay import EvalData, ReplaySettings, replay
 
@@ -38,15 +41,17 @@ def settings_at(base: ReplaySettings, axis: str, value: float) -> ReplaySettings
         raise ExecrlError(f"unknown sweep axis {axis!r}; choose from {', '.join(AXES)}")
     if axis == "tau":
         return base
+    if not math.isfinite(value):
+        raise UsageError(f"{axis}={value}: a sweep value must be a finite number")
     if axis == "limit_s":
+        if value <= 0:
+            raise UsageError(f"limit_s={value:g}: an intended limit must be > 0 seconds")
         return base.model_copy(update={"limit": AbsoluteLimit(seconds=value)})
     try:
         return ReplaySettings.model_validate({**base.model_dump(), axis: value})
-    except ValueError as exc:
-        first = str(exc).splitlines()
-        raise ExecrlError(
-            f"{axis}={value:g} is not a valid setting ({first[-1].strip()})"
-        ) from None
+    except ValidationError as exc:
+        message = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+        raise UsageError(f"{axis}={value:g} is not a valid setting ({message})") from None
 
 
 def sweep(
