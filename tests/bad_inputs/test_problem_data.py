@@ -277,6 +277,20 @@ def test_check_gives_the_reason_for_a_problem_without_tests(bad_input, tmp_path)
     assert "has no tests" in rows[0]["issue"]
 
 
+@pytest.mark.parametrize("command", ["validate", "check"])
+def test_an_empty_problem_set_is_not_ok(bad_input, tmp_path, command):
+    path = tmp_path / "empty.jsonl"
+    path.write_text("\n")
+    line = bad_input(["problems", command, path])
+    assert "empty.jsonl: holds no problems" in line
+
+
+def test_tests_written_into_problem_yaml_are_not_silently_dropped(bad_input, tmp_path):
+    folder = make_folder(tmp_path, tests="[{kind: stdio, id: x, input: '1', output: '1'}]")
+    line = bad_input(["problems", "validate", folder])
+    assert "problem.yaml: tests:" in line and "tests/<group>/" in line
+
+
 # --- 5. unwritable convert destinations -------------------------------------------------------
 
 
@@ -359,6 +373,14 @@ def test_check_out_under_a_file_fails_before_any_work(bad_input, tmp_path):
     (tmp_path / "a-file").write_text("keep me\n")
     line = bad_input(["problems", "check", make_folder(tmp_path), "--out", tmp_path / "a-file/x"])
     assert "a-file/x" in line and "cannot write results" in line
+
+
+def test_check_out_never_overwrites_the_problem_set(bad_input, tmp_path):
+    path = tmp_path / "set.jsonl"
+    path.write_text(jsonl_row() + "\n")
+    line = bad_input(["problems", "check", path, "--out", path])
+    assert "is the problem set being checked" in line
+    assert path.read_text() == jsonl_row() + "\n"
 
 
 def test_check_resume_keeps_the_rows_already_written(bad_input, tmp_path):

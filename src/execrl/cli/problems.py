@@ -158,6 +158,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def _require_usable(problems: list[Problem], source: str) -> None:
     """One line naming the problems that cannot be used (e.g. without tests), if any."""
+    if not problems:
+        raise ProblemFormatError(f"{source}: holds no problems")
     bad = [(p.id, issue) for p in problems for issue in problem_issues(p)]
     if not bad:
         return
@@ -241,7 +243,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     workers = jobs(args)
     if args.resume and args.out is None:
         raise UsageError("--resume continues a results file: give it with --out FILE")
+    if args.out is not None and args.out.resolve() == Path(args.source).resolve():
+        raise UsageError(
+            f"--out {args.out}: is the problem set being checked; name another file for the rows"
+        )
     problems = select_problems(load_problems(args.source, format=args.format), args.ids)
+    if not problems:
+        raise ProblemFormatError(f"{args.source}: holds no problems, so there is nothing to check")
     config = sandbox_config(args)
     out = ResultsFile(args.out, key=_check_key, resume=args.resume) if args.out else None
     if out is not None and out.resumed:

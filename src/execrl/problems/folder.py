@@ -57,6 +57,11 @@ def read_problem_folder(folder: str | Path) -> Problem:
             "read it with --format kattis (execrl.problems.kattis.load_kattis)"
         )
     meta = _read_yaml(meta_path)
+    if "tests" in meta:
+        raise ProblemFormatError(
+            f"{meta_path}: tests: a problem folder keeps its tests as files in tests/<group>/ "
+            "(NAME.in + NAME.out, or NAME.json), not in problem.yaml; move them there"
+        )
     data: dict[str, Any] = dict(meta)
     data.setdefault("id", folder.name)
     statement_path = folder / STATEMENT_FILE

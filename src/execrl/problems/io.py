@@ -24,7 +24,7 @@ def _read_folders(path: Path) -> list[Problem]:
     if not path.is_dir():
         raise LoaderError(
             f"{path}: the folder format is a folder (holding problem.yaml, or problem folders); "
-            "pass --format for a dataset file"
+            "a dataset file needs its format named"
         )
     folders = sorted(p for p in path.iterdir() if is_problem_folder(p))
     if not folders:
@@ -106,7 +106,7 @@ def load_problems(source: str | Path = BUNDLED, *, format: str | None = None) ->
         return _read_folders(path)
     if fmt == "jsonl":
         if path.is_dir():
-            raise LoaderError(f"{path}: is a folder, not a .jsonl file; drop --format jsonl")
+            raise LoaderError(f"{path}: is a folder, not a .jsonl file (the jsonl format)")
         return read_problems_jsonl(path)
     readers = _dataset_readers()
     if fmt not in readers:
