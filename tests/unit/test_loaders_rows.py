@@ -198,3 +198,10 @@ def test_invalid_json_file_names_the_line(tmp_path: Path):
     path.write_text('[\n{"a": 1},\n{"a": }\n]')
     with pytest.raises(LoaderError, match=r"rows\.json:3: not valid JSON"):
         load_problems(path, format="verl")
+
+
+def test_taco_time_limits_in_milliseconds_are_read_as_seconds(tmp_path: Path):
+    path = tmp_path / "taco.json"
+    rows = [{"question": "q", "time_limit": limit} for limit in ("2 seconds", "1500 milliseconds")]
+    path.write_text(json.dumps(rows))
+    assert [p.time_limit_s for p in load_taco(path)] == [2.0, 1.5]

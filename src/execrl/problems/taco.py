@@ -123,7 +123,7 @@ def taco_row_to_dict(row: dict[str, Any], where: str, fallback_id: str) -> dict[
             "extra": _extra_fields(row, where),
         },
     }
-    if (seconds := _number(row.get("time_limit"))) is not None:
+    if (seconds := _seconds(row.get("time_limit"))) is not None:
         data["time_limit_s"] = seconds
     if (megabytes := _number(row.get("memory_limit"))) is not None:
         data["memory_limit_mb"] = int(megabytes)
@@ -162,3 +162,11 @@ def _number(value: Any) -> float | None:
         return float(value)
     match = re.search(r"\d+(\.\d+)?", str(value))
     return float(match.group()) if match else None
+
+
+def _seconds(value: Any) -> float | None:
+    """``"2 seconds"`` → 2.0; ``"1500 ms"`` / ``"1500 milliseconds"`` → 1.5."""
+    number = _number(value)
+    if number is not None and re.search(r"\d\s*(ms|millisec)", str(value), re.IGNORECASE):
+        return number / 1000
+    return number
