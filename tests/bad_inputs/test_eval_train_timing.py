@@ -422,6 +422,43 @@ def test_timing_list_with_a_campaign_file_cut_short(bad_input, tmp_path: Path):
     assert "20260101-000000-x.jsonl.gz" in line
 
 
+def no_work(monkeypatch, *names: str) -> None:
+    """Make the named functions fail the test if they run (the work a bad option must not
+    reach)."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the work ran although its options were refused")
+
+    for name in names:
+        monkeypatch.setattr(name, refuse)
+
+
+def test_timing_outputs_are_checked_before_the_work(bad_input, tmp_path: Path, monkeypatch):
+    no_work(
+        monkeypatch,
+        "execrl.cli.timing_noise.measure_floor",
+        "execrl.cli.timing_noise.contention_test",
+        "execrl.cli.timing_noise_study.run_noise_study",
+    )
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    out = blocker / "x.json"
+    line = bad_input(["timing", "floor", "--seconds", "0.2", "--out", out])
+    assert "--out" in line and str(out) in line
+    line = bad_input(["timing", "contention", bundled_dir() / PROBLEM, "--out", out])
+    assert "--out" in line and str(out) in line
+    line = bad_input(["timing", "study", "--trials", "2", "--out", blocker / "study"])
+    assert "--out" in line and str(blocker / "study") in line
+
+
+def test_timing_numbers_that_are_not_finite(bad_input, tmp_path: Path, monkeypatch):
+    no_work(monkeypatch, "execrl.cli.timing_noise.contention_test")
+    line = bad_input(["timing", "contention", bundled_dir() / PROBLEM, "--loads", "0,inf"])
+    assert "--loads" in line
+    line = bad_input(["timing", "drift", "--calibration", "x", "--k", "nan", "--store", tmp_path])
+    assert "--k nan" in line
+
+
 # ------------------------------------------------------------------------------ help texts
 
 

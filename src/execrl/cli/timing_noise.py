@@ -10,6 +10,7 @@ band or ``floor`` found the machine too noisy, 2 bad input (unknown campaign or 
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 from rich.markup import escape
@@ -23,7 +24,7 @@ from execrl.cli._common import (
     save_json,
 )
 from execrl.cli.timing_campaign import STORE_HELP, open_store
-from execrl.errors import ExecrlError
+from execrl.errors import ExecrlError, OutputError, UsageError
 from execrl.problems.io import load_problems, select_problems
 from execrl.sandbox.batch import _progress
 from execrl.timing.calibration import load_calibration
@@ -32,6 +33,9 @@ from execrl.timing.diagnostics import diagnose
 from execrl.timing.drift import DEFAULT_K, monitor
 from execrl.timing.floor import FLOOR_TARGET_CV, measure_floor
 from execrl.timing.report import write_report
+
+MAX_LOAD = 16.0
+"""The most busy-loop processes per core the contention test starts."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -130,6 +134,42 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_report)
 
 
+def writable_file(path: Path | None, flag: str) -> None:
+    """Check, before the work, that ``path`` (a result file) can be written."""
+    if path is None:
+        return
+    existed = path.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a"):
+            pass
+    except OSError as exc:
+        raise OutputError(
+            f"{flag} {path}: cannot write there ({exc.strerror or exc}); choose another file"
+        ) from None
+    if not existed:
+        path.unlink()
+
+
+def writable_folder(path: Path, flag: str) -> None:
+    """Check, before the work, that files can be written in the folder ``path``."""
+    probe = path / ".execrl-write-test"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise OutputError(
+            f"{flag} {path}: cannot write there ({exc.strerror or exc}); choose another folder"
+        ) from None
+
+
+def finite(flag: str, value: float, low: float, high: float) -> None:
+    """A number option in [low, high] (NaN and infinities refused)."""
+    if not (math.isfinite(value) and low <= value <= high):
+        raise UsageError(f"{flag} {value}: expected a number from {low:g} to {high:g}")
+
+
 # --------------------------------------------------------------------------------------------
 # noise
 
@@ -162,9 +202,12 @@ def print_table(title: str, header: list[str], rows: list[list[str]]) -> None:
 def cmd_contention(args: argparse.Namespace) -> int:
     loads = parse_loads(args.loads)
     if args.reruns < 2:
+        # (ExecrlError, not its UsageError: tests/integration/test_timing_noise_cli.py reads
+        # the class name in the line)
         raise ExecrlError(f"--reruns {args.reruns}: rerun noise needs at least 2")
     if args.max_tests < 1:
-        raise ExecrlError(f"--max-tests {args.max_tests}: take at least 1 test")
+        raise UsageError(f"--max-tests {args.max_tests}: take at least 1 test")
+    writable_file(args.out, "--out")  # before minutes of measuring
     problems = select_problems(load_problems(args.source, format=args.format), args.ids)
     report = contention_test(
         problems, loads, reruns=args.reruns, max_tests=args.max_tests, progress=True
@@ -189,8 +232,11 @@ def parse_loads(text: str) -> list[float]:
         raise ExecrlError(
             f"--loads {text!r}: give comma-separated numbers such as 0,0.5,1,2"
         ) from None
-    if not loads or any(x < 0 for x in loads):
-        raise ExecrlError(f"--loads {text!r}: give non-negative numbers such as 0,0.5,1,2")
+    if not loads or not all(math.isfinite(x) and 0 <= x <= MAX_LOAD for x in loads):
+        raise UsageError(
+            f"--loads {text!r}: give numbers from 0 to {MAX_LOAD:g} busy loops per core, "
+            "such as 0,0.5,1,2"
+        )
     return loads
 
 
@@ -199,6 +245,9 @@ def parse_loads(text: str) -> list[float]:
 
 
 def cmd_floor(args: argparse.Namespace) -> int:
+    finite("--seconds", args.seconds, 0.001, 3600)
+    finite("--run-ms", args.run_ms, 0.001, 60_000)
+    writable_file(args.out, "--out")
     with _progress(True) as bar:
         task = bar.add_task("CPU-time floor", total=100)
         try:
@@ -227,8 +276,8 @@ def cmd_floor(args: argparse.Namespace) -> int:
 
 
 def cmd_drift(args: argparse.Namespace) -> int:
-    if args.k <= 0 or args.reruns < 1:
-        raise ExecrlError("--k and --reruns take a positive number")
+    if not (math.isfinite(args.k) and args.k > 0) or args.reruns < 1:
+        raise UsageError(f"--k {args.k} and --reruns {args.reruns}: both take a positive number")
     sentinels = [parse_sentinel(s) for s in args.sentinels or []]
     store = open_store(args.store)
     cmap = load_calibration(store, args.calibration)
@@ -276,6 +325,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise ExecrlError("--calibration needs a fresh campaign to compare with; give --fresh")
     fresh = store.load(fresh_id) if fresh_id else None
     out = args.out or store.root / "reports" / campaign.id
+    writable_folder(out, "--out")
     path = write_report(campaign, out, fresh=fresh, calibration=cmap, contention=args.contention)
     console.print(f"report written to {path}", highlight=False)
     return EXIT_OK

@@ -13,6 +13,7 @@ from pathlib import Path
 from rich.table import Table
 
 from execrl.cli._common import EXIT_OK, console
+from execrl.cli.timing_noise import writable_folder
 from execrl.timing.noise_study import STRUCTURES, NoiseStudy, plot_noise_study, run_noise_study
 
 STRUCTURE_NAMES = {share: name for name, share in STRUCTURES.items()}
@@ -38,9 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_study(args: argparse.Namespace) -> int:
+    writable_folder(args.out, "--out")  # before the simulation
     study = run_noise_study(seed=args.seed, trials=args.trials)
     console.print(summary_table(study))
-    args.out.mkdir(parents=True, exist_ok=True)
     report = args.out / "noise_study.json"
     report.write_text(study.model_dump_json(indent=2) + "\n", encoding="utf-8")
     console.print(f"curves in {report}")
