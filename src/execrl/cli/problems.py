@@ -286,7 +286,7 @@ def _check_problem(
             out.write(row)
         return [row]
     resumed = out.rows if out is not None else []
-    earlier = {r["reference"]: r for r in resumed if _check_key(r)[0] == problem.id}
+    earlier = {_check_key(r)[1]: r for r in resumed if _check_key(r)[0] == problem.id}
     todo = [ref for ref in problem.references if ref.name not in earlier]
     fresh: dict[str, dict[str, Any]] = {}
     for report in iter_reference_reports(problem, executor=executor, references=todo):
