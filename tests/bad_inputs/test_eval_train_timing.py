@@ -161,6 +161,14 @@ def test_train_resume_without_a_checkpoint_fails_before_the_model(bad_input, tmp
     assert str(run) in line and "checkpoint" in line
 
 
+def test_train_out_unwritable_fails_before_the_model(bad_input, tmp_path, monkeypatch):
+    no_work(monkeypatch, "execrl.rl.trainer.run_training")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    line = bad_input(["train", "--out", blocker / "run", "--quiet"])
+    assert "--out" in line and str(blocker / "run") in line
+
+
 # ------------------------------------------------------------------------------ metrics screen
 
 
@@ -199,6 +207,14 @@ def test_metrics_default_k_dropped_is_said(executed: Path, capsys):
     assert err.count("\n") == 1 and "pass@10" in err and "at most 2" in err
     saved = json.loads((executed / "report" / "metrics.json").read_text())
     assert {row["k"] for row in saved["all"]["pass_at_k"]} == {1}
+
+
+def test_python_api_refuses_a_k_that_is_not_whole(executed: Path):
+    from execrl.errors import UsageError
+    from execrl.evaluate import evaluate, load_eval, replay
+
+    with pytest.raises(UsageError, match=r"1\.5"):
+        evaluate(replay(load_eval(executed)), ks=(1.5,), resamples=5)
 
 
 def test_metrics_report_unwritable_fails_before_the_work(bad_input, executed: Path, tmp_path):
@@ -311,6 +327,16 @@ def test_sample_unknown_problem_fails_before_a_model_loads(bad_input, tmp_path, 
     argv = ["eval", "sample", bundled_dir() / PROBLEM, "--id", "nope", "--model", "local"]
     line = bad_input([*argv, "--out", tmp_path / "ev"])
     assert "nope" in line
+
+
+def test_sample_completions_with_a_byte_order_mark(tmp_path: Path):
+    completions = tmp_path / "m.jsonl"
+    row = {"problem_id": PROBLEM, "program": "print(1)\n"}
+    completions.write_bytes(b"\xef\xbb\xbf" + json.dumps(row).encode() + b"\n")
+    out = tmp_path / "ev"
+    argv = ["eval", "sample", bundled_dir() / PROBLEM, "--model", completions, "--out", out]
+    assert cli(argv) == 0
+    assert len(read_rows(out / "samples" / "m.jsonl")) == 1
 
 
 # ------------------------------------------------------------------------------ eval run

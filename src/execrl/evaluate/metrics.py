@@ -13,13 +13,14 @@ degenerate-group ratio of a reward.
 
 from __future__ import annotations
 
+import numbers
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from execrl.envs.presets import environment
-from execrl.errors import ExecrlError
+from execrl.errors import ExecrlError, UsageError
 from execrl.evaluate.bootstrap import Estimate, bootstrap_ci
 from execrl.evaluate.passk import pass_at_k_per_problem
 from execrl.evaluate.replay import (
@@ -128,7 +129,10 @@ def compute_metrics(
     same problems for every model and metric)."""
     for tau in taus:
         if not 0 <= tau <= 100:
-            raise ExecrlError(f"τ is a percentile threshold in [0, 100], got {tau}")
+            raise UsageError(f"τ is a percentile threshold in [0, 100], got {tau}")
+    for k in ks:
+        if not isinstance(k, numbers.Integral) or isinstance(k, bool) or k < 1:
+            raise UsageError(f"pass@k takes whole numbers k >= 1, got {k!r}")
     if baseline is not None and baseline not in models:
         raise ExecrlError(f"unknown baseline model {baseline!r}; models: {', '.join(models)}")
     boot = {"resamples": resamples, "seed": seed, "level": level}

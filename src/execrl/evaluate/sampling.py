@@ -151,7 +151,7 @@ def _text_lines(path: Path) -> list[str]:
         except (OSError, EOFError, zlib.error):
             raise DataError(f"{path}: not a gzip file (or cut short)") from None
     try:
-        return raw.decode("utf-8").split("\n")
+        return raw.decode("utf-8-sig").split("\n")  # (a byte-order mark is dropped)
     except UnicodeDecodeError as exc:
         raise DataError(
             f"{path}: not UTF-8 text (byte {exc.start}); re-encode it as UTF-8"
