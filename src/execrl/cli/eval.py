@@ -615,11 +615,11 @@ def writable_folder(path: Path, what: str) -> Path:
 
 def check_specs(env: str, rewards: list[str]) -> None:
     """Build the environment and rewards named for the degenerate-group ratio."""
-    from execrl.envs.presets import environment
+    from execrl.envs.presets import validate_env_spec
     from execrl.rewards.compositions import reward
 
     for flag, build, spec in [
-        ("--env", environment, env),
+        ("--env", validate_env_spec, env),
         *(("--reward", reward, r) for r in rewards),
     ]:
         try:

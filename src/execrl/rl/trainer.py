@@ -315,11 +315,14 @@ def _yaml_where(exc: yaml.YAMLError) -> str:
 def check_reward_specs(reward: RewardConfig) -> None:
     """Build the environment, reward and solver reward the config names, so a bad spec
     (``qp(p=``, ``collapsed(map=nope)``) fails at load, not at the first scoring."""
-    from execrl.envs.presets import environment
+    from execrl.envs.presets import validate_env_spec
     from execrl.rewards.compositions import reward as reward_fn
     from execrl.rewards.solver.rewards import solver_reward_config
 
-    checks = [("reward.env", environment, reward.env), ("reward.reward", reward_fn, reward.reward)]
+    checks = [
+        ("reward.env", validate_env_spec, reward.env),
+        ("reward.reward", reward_fn, reward.reward),
+    ]
     if reward.kind == "solver":
         checks.append(("reward.solver", solver_reward_config, reward.solver))
     for where, build, spec in checks:
