@@ -16,7 +16,7 @@ from pathlib import Path
 from rich.markup import escape
 
 from execrl.cli._common import EXIT_OK, console
-from execrl.errors import ExecrlError
+from execrl.errors import UsageError
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
         campaign = [] if args.path == "latest" else ["--campaign", args.path]
         return main(["timing", "report", *campaign])
-    raise ExecrlError(
+    raise UsageError(
         f"{args.path}: not a training run (metrics.jsonl), an evaluation folder (eval.json), "
         "a simulation output or a timing campaign"
     )
