@@ -349,6 +349,7 @@ def test_run_limits_are_checked_before_the_sandbox(bad_input, tmp_path: Path, fa
     assert "--jobs" in bad_input(["eval", "run", path, "--jobs", "-1"])
     assert "--jobs" in bad_input(["eval", "run", path, "--jobs", "0"])
     assert "--cap-s" in bad_input(["eval", "run", path, "--cap-s", "900"])
+    assert "no interrupted campaign" in bad_input(["eval", "run", path, "--resume"])
     assert fake_executor.instances == []
 
 

@@ -365,6 +365,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"{args.folder} holds an interrupted campaign ({finished} runs finished); "
             "continue it with --resume, or start over with --restart"
         )
+    if args.resume and finished is None:
+        raise UsageError(f"{args.folder}: no interrupted campaign to resume")
     try:
         with LocalExecutor(workers=args.jobs, reserve_host_core=True) as executor:
             info = run_campaign(
