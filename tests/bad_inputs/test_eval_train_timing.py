@@ -423,6 +423,17 @@ def test_timing_campaign_interrupted_keeps_runs_and_resumes(tmp_path: Path, fake
     assert all(len(m.statuses) == 2 for m in campaign.measurements)  # every rerun kept
 
 
+def test_timing_campaign_restart_over_a_corrupt_journal(tmp_path: Path, fake_executor):
+    store = DurationStore(tmp_path / "store")
+    store.campaigns_dir.mkdir(parents=True)
+    store.journal_path.write_text('not json\n{"kind": "run"}\n')
+    argv = ["timing", "campaign", bundled_dir() / PROBLEM, "--max-tests", "1", "--reruns", "1"]
+    argv += ["--store", store.root]
+    assert cli(argv) == 2  # (the journal is named, and kept)
+    assert cli([*argv, "--restart"]) == 0
+    assert len(store.ids()) == 1 and not store.journal_path.exists()
+
+
 def test_timing_campaign_options_checked_before_the_sandbox(bad_input, tmp_path, fake_executor):
     store = ["--store", tmp_path / "s", bundled_dir() / PROBLEM]
     assert "--jobs" in bad_input(["timing", "campaign", *store, "--jobs", "-1"])

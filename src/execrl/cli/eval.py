@@ -359,7 +359,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(f"--cap-s {args.cap_s}: the cap must lie in (0, 600] seconds")
     if args.max_opt_tests is not None and args.max_opt_tests < 1:
         raise UsageError(f"--max-opt-tests {args.max_opt_tests}: give at least 1")
-    finished = folder.interrupted_campaign()
+    finished = None if args.restart else folder.interrupted_campaign()  # (--restart: unread)
     if finished is not None and not (args.resume or args.restart):
         raise UsageError(
             f"{args.folder} holds an interrupted campaign ({finished} runs finished); "

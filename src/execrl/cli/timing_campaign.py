@@ -106,7 +106,7 @@ def cmd_campaign(args: argparse.Namespace) -> int:
         raise OutputError(
             f"{store.campaigns_dir}: cannot create the store ({exc.strerror or exc})"
         ) from None
-    finished = store.interrupted()
+    finished = None if args.restart else store.interrupted()  # (--restart: unread)
     if finished is not None and not (args.resume or args.restart):
         raise UsageError(
             f"{store.journal_path}: an interrupted campaign ({finished} runs finished); "
