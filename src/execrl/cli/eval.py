@@ -64,9 +64,9 @@ from execrl.sandbox.records import Status
 LOCAL = "local"
 LOCAL_LABEL = "smollm2-135m"
 MAX_REPEATS = 100
+"""The most timed repeats per test a run takes (the sandbox's own bound)."""
 MAX_SWEEP_POINTS = 200
 """The most values a replay sweep recomputes every metric at."""
-"""The most timed repeats per test a run takes (the sandbox's own bound)."""
 
 
 def register(commands: argparse._SubParsersAction) -> None:
