@@ -208,6 +208,64 @@ def test_a_repeat_cannot_read_the_previous_repeats_output(server):
     assert [out.splitlines()[0] for out, _, _ in raw.streams] == [b"clean"] * 3
 
 
+# The same, below Python: a program that reads its own raw memory (ctypes; /proc/self/mem is
+# closed to it) — every writable mapping it inherited from the zygote, freed blocks included —
+# and counts a marker. Its own copies of the marker are the same in every run, so a count above
+# the one it saw before another program ran is that program's data left in the zygote's heap.
+RAW_SCAN = """\
+import ctypes
+
+def raw_count(marker):
+    count = 0
+    for line in open("/proc/self/maps"):
+        fields = line.split()
+        lo, hi = (int(x, 16) for x in fields[0].split("-"))
+        name = fields[5] if len(fields) > 5 else ""
+        if fields[1].startswith("rw") and hi - lo < 1 << 28 and not name.startswith("[v"):
+            count += ctypes.string_at(lo, hi - lo).count(marker)
+    return count
+"""
+RAW_MARKER = "b''.join([b'RAW-', b'SECRET-', b'9931'])"
+
+
+def raw_count(server) -> int:
+    spy = RAW_SCAN + f"print(raw_count({RAW_MARKER}))"
+    return int(server.run(spy, STDIO, b"", Limits()).stdout)
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "m = 'RAW-' + 'SECRET-9931'\nprint(m * 3)",
+        "import sys\nm = 'RAW-' + 'SECRET-9931'\nsys.stderr.write(m * 3)",
+        "import sys\nm = 'RAW-' + 'SECRET-9931'\nsys.stdout.write(('x' * 100000 + m) * 3)",
+        "# RAW-SECRET-9931: a source that is not output\nprint(1)",
+    ],
+    ids=["stdout", "stderr", "large-stdout", "source"],
+)
+def test_no_copy_of_a_programs_output_or_source_is_left_in_raw_memory(server, program):
+    before = raw_count(server)
+    for _ in range(2):
+        server.run(program, STDIO, b"", Limits())
+    assert raw_count(server) == before
+
+
+def test_a_repeat_cannot_find_the_previous_repeats_output_in_raw_memory(server):
+    spy = RAW_SCAN + f"print(raw_count({RAW_MARKER}))\nprint(({RAW_MARKER}).decode() * 3)"
+    raw = server.run(spy, STDIO, b"", Limits(), repeats=3)
+    counts = [out.splitlines()[0] for out, _, _ in raw.streams]
+    assert len(counts) == 3 and len(set(counts)) == 1, counts
+
+
+def test_the_raw_scan_finds_what_is_there(server):
+    """The raw spy is able to see: a copy it makes itself adds one to its count."""
+    spy = RAW_SCAN + (
+        f"base = raw_count({RAW_MARKER})\nextra = bytearray({RAW_MARKER})\n"
+        f"print(raw_count({RAW_MARKER}) - base)"
+    )
+    assert int(server.run(spy, STDIO, b"", Limits()).stdout) >= 1
+
+
 # -- 3. verdicts the program cannot forge ------------------------------------------------------
 FORGED_SETUP_FAILURE = (
     "import os, sys\nsys.stderr.write('sandbox setup failed: x\\n')\nos._exit(121)"

@@ -45,6 +45,7 @@ import stat
 import struct
 import sys
 import time
+import types
 
 _MACHINE = os.uname().machine
 _AF_UNIX = 1
@@ -55,15 +56,87 @@ _AF_UNIX = 1
 _LEN = struct.Struct(">I")
 
 
-def encode_message(header: dict, *payloads: bytes) -> bytes:
-    """One whole message as bytes: encoding fails (or succeeds) before anything is sent."""
+def encode_message(header: dict, *payloads: bytes) -> bytearray:
+    """One whole message: encoding fails (or succeeds) before anything is sent. Built in
+    place, with no intermediate copies of the payloads (which may be a program's output:
+    see scrub)."""
     header = dict(header, payload_sizes=[len(p) for p in payloads])
     body = json.dumps(header).encode()
-    return _LEN.pack(len(body)) + body + b"".join(payloads)
+    message = bytearray(_LEN.size + len(body) + sum(len(p) for p in payloads))
+    _LEN.pack_into(message, 0, len(body))
+    view, at = memoryview(message), _LEN.size
+    for part in (body, *payloads):
+        view[at : at + len(part)] = part
+        at += len(part)
+    view.release()
+    return message
 
 
 def write_message(fd: int, header: dict, *payloads: bytes) -> None:
-    _write_all(fd, encode_message(header, *payloads))
+    message = encode_message(header, *payloads)
+    try:
+        _write_all(fd, message)
+    finally:
+        scrub(message)
+
+
+_BYTES_DATA = bytes.__basicsize__ - 1
+"""Where a bytes object's contents start, from its address (CPython's PyBytesObject)."""
+
+
+def scrub(*buffers) -> None:
+    """Zero buffers the zygote is done with — programs' outputs and sources, the messages
+    that carried them — before their memory is freed: freed memory keeps its contents, and
+    every later child inherits the zygote's heap, where a program reading raw memory (ctypes)
+    would find a neighbour's answer or its own earlier repeat's output. Only objects nothing
+    else uses may be given: bytes are zeroed in place (CPython's one-byte and empty bytes are
+    shared singletons, and are skipped)."""
+    for data in buffers:
+        if type(data) is bytearray:
+            ctypes.memset((ctypes.c_char * len(data)).from_buffer(data), 0, len(data))
+        elif type(data) is bytes and len(data) > 1:
+            ctypes.memset(id(data) + _BYTES_DATA, 0, len(data))
+
+
+_STR_DATA: dict[str, int] = {}
+"""Where a compact str's characters start, from its address: ``ascii`` and ``wide`` (any other
+compact str), found once in the zygote by looking for a known string in its own memory."""
+
+
+def _find_str_layout() -> None:
+    for kind, text, encoded in (
+        ("ascii", "".join(["zq", "xw"]), b"zqxw"),
+        ("wide", "".join(["\xe9q", "xw"]), "\xe9qxw".encode("latin-1")),
+    ):
+        offset = ctypes.string_at(id(text), 256).find(encoded)
+        if offset > 0:
+            _STR_DATA[kind] = offset
+
+
+def scrub_constants(code) -> None:
+    """Zero the str and bytes constants of a dropped program's code objects (its literals:
+    where a hard-coded answer lives), those that nothing but the code refers to; shared ones
+    (the zygote's own strings, one-character strings) are left alone."""
+    stack = [code]
+    while stack:
+        obj = stack.pop()
+        if isinstance(obj, types.CodeType):
+            stack.extend(obj.co_consts)
+        elif type(obj) in (tuple, frozenset):
+            stack.extend(obj)
+        elif sys.getrefcount(obj) > 3:  # (the tuple holding it, ``obj``, the argument)
+            continue
+        elif type(obj) is bytes:
+            scrub(obj)
+        elif type(obj) is str and len(obj) > 1 and _STR_DATA:
+            width = max(map(ord, obj))
+            if width < 128:
+                offset, size = _STR_DATA.get("ascii"), len(obj)
+            else:
+                offset = _STR_DATA.get("wide")
+                size = len(obj) * (1 if width < 256 else 2 if width < 65536 else 4)
+            if offset:
+                ctypes.memset(id(obj) + offset, 0, size)
 
 
 def read_message(fd: int) -> tuple[dict, list]:
@@ -97,10 +170,20 @@ def _read_exact(fd: int, n: int) -> bytes:
     while remaining:
         chunk = os.read(fd, min(remaining, 1 << 20))
         if not chunk:
+            scrub(*chunks)
             raise EOFError("peer closed the channel")
         chunks.append(chunk)
         remaining -= len(chunk)
-    return b"".join(chunks)
+    return _joined(chunks)
+
+
+def _joined(chunks: list[bytes]) -> bytes:
+    """The chunks as one bytes; the chunks themselves are scrubbed once copied."""
+    if len(chunks) == 1:
+        return chunks[0]
+    data = b"".join(chunks)
+    scrub(*chunks)
+    return data
 
 
 # --------------------------------------------------------------------------------------------
@@ -758,8 +841,12 @@ class Server:
             except Exception as exc:  # the sandbox failed, not the program: say so, then stop
                 fatal = f"{type(exc).__name__}: {exc}"[:2000]
                 message = encode_message({"ok": False, "id": request_id, "error": fatal})
+            scrub(*payloads, *(out or ()))  # (the message holds its own copy of the outputs)
             del header, payloads, reply, out  # nothing of this request reaches the next child
-            _write_all(self.reply_fd, message)
+            try:
+                _write_all(self.reply_fd, message)
+            finally:
+                scrub(message)
             del message
             if fatal:
                 return
@@ -811,16 +898,19 @@ class Server:
                 r["stdout"] != first["stdout"] or r["result"] != first["result"] for r in runs
             ),
         }
+        for run in runs[1:]:  # a repeat's output that is not sent (equal to the first's) goes now
+            if not run["own_streams"]:
+                scrub(*(run[k] for k in streams if run[k] is not first[k]))
         return reply, out
 
     def compile_program(self, source) -> tuple | str:
         """(code object, marshalled code) of the current program, or its compile error. Only
         the current program is kept (children drop even that: they get the marshalled code
         with their task), so no program can find another's code in its inherited memory."""
-        key = bytes(source)
-        if self.compiled is not None and self.compiled[0] == key:
+        if self.compiled is not None and self.compiled[0] == source:
             return self.compiled[1]
-        self.compiled = None
+        self.forget_compiled()
+        key = bytes(memoryview(source))  # a copy: the request's own buffer is scrubbed after it
         try:
             code = compile(key.decode("utf-8", errors="surrogateescape"), "<program>", "exec")
             compiled = (code, marshal.dumps(code))
@@ -897,12 +987,26 @@ class Server:
             with contextlib.suppress(OSError):  # (then counting simply goes on)
                 os.pwrite(self.pid_counter_fd, b"%d" % _FIRST_PID_MINUS_1, 0)
 
+    def forget_compiled(self) -> None:
+        """Drop the cached program: its source, its marshalled code and its code objects'
+        literals zeroed first (what is left of it: docs/sandbox.md)."""
+        compiled, self.compiled = self.compiled, None
+        if compiled is not None:
+            key, (code, marshalled) = compiled
+            del compiled
+            scrub(key, marshalled)
+            if sys.getrefcount(code) == 2:  # nothing else runs it: its constants can go
+                scrub_constants(code)
+
     def forget_in_child(self) -> None:
         """In a just-forked child: drop what belongs to other runs (the compiled program, the
         results of earlier repeats), so nothing the program can reach through ``gc`` or its
         frames holds another run's data."""
-        self.compiled = None
-        for run in self.live_runs:
+        # (a spare forked between requests holds the last program, which it will not run:
+        # zeroed in this copy; a program being run keeps its constants, being in use)
+        self.forget_compiled()
+        for run in self.live_runs:  # (an earlier repeat's output: zeroed in this copy)
+            scrub(*(v for v in run.values() if type(v) is bytes))
             run.clear()
         self.live_runs.clear()
 
@@ -1091,8 +1195,11 @@ class Server:
                 if sizes[name] <= caps[name]:
                     chunks[name].append(data)
                 elif name == "stderr":  # keep its *tail*: the error that ends it is last
-                    tail = b"".join(chunks[name])[-caps[name] :] + data
-                    chunks[name] = [tail[-caps[name] :]]
+                    joined = _joined(chunks[name])
+                    whole = bytearray(len(joined) + len(data))
+                    whole[: len(joined)], whole[len(joined) :] = joined, data
+                    chunks[name] = [bytes(memoryview(whole)[-caps[name] :])]
+                    scrub(joined, data, whole)
                 else:
                     outcome = "output_limit"
             if outcome == "output_limit" or (exited and not open_fds):
@@ -1106,7 +1213,7 @@ class Server:
         os.close(pidfd)
         for fd in fds.values():
             os.close(fd)
-        streams = {k: b"".join(v) for k, v in chunks.items()}
+        streams = {k: _joined(v) if v else b"" for k, v in chunks.items()}
         return outcome, status, wall_s, streams, rusage, limit_hit
 
     def kill_tree(self, pid: int) -> None:
@@ -2178,6 +2285,7 @@ def main() -> None:
         raise SystemExit(3) from None
     # (an empty range: succeeds exactly where the kernel has close_range and seccomp allows it)
     kernel_has_it = _libc.syscall(436, 0x7FFFFFF0, 0x7FFFFFF0, 0) == 0
+    _find_str_layout()
     # exit() and quit() as site would add them, for every child (set in a child, they cost it
     # copy-on-write faults in the builtins' dict)
     builtins.exit, builtins.quit = _Quitter("exit"), _Quitter("quit")
