@@ -160,7 +160,9 @@ def _gunzip_members(path: Path, data: bytes, *, drop_torn: bool) -> bytes:
             if drop_torn and out:
                 break
             raise DataError(f"{path}: not a gzip file (or corrupt)") from None
-        if not d.eof:  # a member cut short by a crash
+        if not d.eof:  # a member cut short by a crash (the first one: not gzip at all)
+            if not out and len(data) < 18:
+                raise DataError(f"{path}: not a gzip file (or corrupt)")
             if drop_torn:
                 break
             raise DataError(f"{path}: the gzip data ends early (an interrupted write?)")

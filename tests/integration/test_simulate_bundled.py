@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -245,7 +246,7 @@ def test_user_errors_exit_2_with_one_line(store, capsys, argv, message):
     argv = [a.replace("{store}", str(store.root)) for a in argv]
     assert main(["simulate", "run", *argv]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("ExecrlError: ") and "\n" not in err
+    assert re.match(r"(Execrl|Usage|Config|Data|Output)Error: ", err) and "\n" not in err
     assert message in err
 
 

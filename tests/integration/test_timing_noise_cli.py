@@ -123,7 +123,7 @@ def test_user_mistakes_exit_2_with_one_line(args, store: Path, tmp_path, capsys)
     paths = {"{empty}": str(tmp_path / "empty"), "{store}": str(store), "{bad}": str(bad)}
     assert main([paths.get(a, a) for a in args]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("ExecrlError: ") and "\n" not in err
+    assert re.match(r"(Execrl|Usage|Config|Data|Output)Error: ", err) and "\n" not in err
 
 
 def test_busy_loops_are_killed_when_the_block_raises():

@@ -19,8 +19,9 @@ from typing import Any
 
 import yaml
 
-from execrl.errors import ExecrlError
+from execrl.errors import DataError, ExecrlError
 from execrl.report import Page, pyplot
+from execrl.results import read_rows
 
 
 def load_run(run_dir: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
@@ -29,13 +30,24 @@ def load_run(run_dir: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]],
     metrics_path = run / "metrics.jsonl"
     if not metrics_path.is_file():
         raise ExecrlError(f"{run}: not a training run (no metrics.jsonl)")
-    config = (
-        yaml.safe_load((run / "config.yaml").read_text()) if (run / "config.yaml").is_file() else {}
-    )
-    rows = [json.loads(line) for line in metrics_path.read_text().splitlines() if line.strip()]
+    config = _read(run / "config.yaml", yaml.safe_load) if (run / "config.yaml").is_file() else {}
+    rows = read_rows(metrics_path)  # (a row cut short by a crash is dropped; a bad one is named)
     evals_path = run / "evaluations.json"
-    evaluations = json.loads(evals_path.read_text()) if evals_path.is_file() else {}
+    evaluations = _read(evals_path, json.loads) if evals_path.is_file() else {}
+    if not isinstance(config, dict) or not isinstance(evaluations, dict):
+        raise DataError(f"{run}: config.yaml or evaluations.json is not a mapping")
     return config or {}, rows, evaluations
+
+
+def _read(path: Path, parse):
+    """A run's file parsed, or one DataError naming it."""
+    try:
+        return parse(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise DataError(f"{path}: not UTF-8 text") from None
+    except (ValueError, yaml.YAMLError) as exc:
+        detail = " ".join(str(exc).split())[:200]
+        raise DataError(f"{path}: cannot be read ({detail})") from None
 
 
 def verdict(evaluations: dict[str, Any]) -> str:
