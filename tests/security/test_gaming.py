@@ -240,8 +240,10 @@ def raw_count(server) -> int:
         "import sys\nm = 'RAW-' + 'SECRET-9931'\nsys.stderr.write(m * 3)",
         "import sys\nm = 'RAW-' + 'SECRET-9931'\nsys.stdout.write(('x' * 100000 + m) * 3)",
         "# RAW-SECRET-9931: a source that is not output\nprint(1)",
+        "".join(f"x{i} = {i}  # RAW-SECRET-9931 ({i})\n" for i in range(200)) + "print(x1)",
+        "m = 'RAW-SECRET-9931'\nprint(len(m))",  # a literal: in the code object's constants
     ],
-    ids=["stdout", "stderr", "large-stdout", "source"],
+    ids=["stdout", "stderr", "large-stdout", "source", "long-source", "literal"],
 )
 def test_no_copy_of_a_programs_output_or_source_is_left_in_raw_memory(server, program):
     before = raw_count(server)

@@ -45,7 +45,6 @@ import stat
 import struct
 import sys
 import time
-import types
 
 _MACHINE = os.uname().machine
 _AF_UNIX = 1
@@ -96,47 +95,6 @@ def scrub(*buffers) -> None:
             ctypes.memset((ctypes.c_char * len(data)).from_buffer(data), 0, len(data))
         elif type(data) is bytes and len(data) > 1:
             ctypes.memset(id(data) + _BYTES_DATA, 0, len(data))
-
-
-_STR_DATA: dict[str, int] = {}
-"""Where a compact str's characters start, from its address: ``ascii`` and ``wide`` (any other
-compact str), found once in the zygote by looking for a known string in its own memory."""
-
-
-def _find_str_layout() -> None:
-    for kind, text, encoded in (
-        ("ascii", "".join(["zq", "xw"]), b"zqxw"),
-        ("wide", "".join(["\xe9q", "xw"]), "\xe9qxw".encode("latin-1")),
-    ):
-        offset = ctypes.string_at(id(text), 256).find(encoded)
-        if offset > 0:
-            _STR_DATA[kind] = offset
-
-
-def scrub_constants(code) -> None:
-    """Zero the str and bytes constants of a dropped program's code objects (its literals:
-    where a hard-coded answer lives), those that nothing but the code refers to; shared ones
-    (the zygote's own strings, one-character strings) are left alone."""
-    stack = [code]
-    while stack:
-        obj = stack.pop()
-        if isinstance(obj, types.CodeType):
-            stack.extend(obj.co_consts)
-        elif type(obj) in (tuple, frozenset):
-            stack.extend(obj)
-        elif sys.getrefcount(obj) > 3:  # (the tuple holding it, ``obj``, the argument)
-            continue
-        elif type(obj) is bytes:
-            scrub(obj)
-        elif type(obj) is str and len(obj) > 1 and _STR_DATA:
-            width = max(map(ord, obj))
-            if width < 128:
-                offset, size = _STR_DATA.get("ascii"), len(obj)
-            else:
-                offset = _STR_DATA.get("wide")
-                size = len(obj) * (1 if width < 256 else 2 if width < 65536 else 4)
-            if offset:
-                ctypes.memset(id(obj) + offset, 0, size)
 
 
 def read_message(fd: int) -> tuple[dict, list]:
@@ -789,11 +747,9 @@ class Server:
         # The filter is installed once, here, after the privileged set-up: the zygote needs
         # none of the denied calls any more and every child inherits it (installing it per
         # child cost ~0.2 ms of page faults). Same for no_new_privs.
-        if config["seccomp"] and SECCOMP_SUPPORTED:
-            install_seccomp(build_seccomp_filter())
-        else:
-            _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-        self.compiled: tuple | None = None  # (source, (code object, marshalled code))
+        _lock_down(config)
+        self.compiler = _Compiler(config.get("compiler_fds"))
+        self.compiled: tuple | None = None  # (source, marshalled code) of the current program
         self.live_runs: list[dict] = []  # the current request's results so far
         self.next_limits: dict | None = None  # the limits the next spare is forked for
         self.broken: str | None = None  # why the zygote must not serve another request
@@ -873,9 +829,9 @@ class Server:
         repeats = 1 if test["kind"] == "assert" else max(1, header.get("repeats", 1))
         for _ in range(repeats):
             if test["kind"] == "assert":
-                result = self.run_assert(code[0], test, limits, payloads[1:])
+                result = self.run_assert(code, test, limits, payloads[1:])
             else:
-                result = self.run_once(code[1], test, limits, payloads[1])
+                result = self.run_once(code, test, limits, payloads[1])
             runs.append(result)
             if result["outcome"] != "exited" or result["exit_code"] != 0:
                 break  # a failing run is not timed again
@@ -903,20 +859,20 @@ class Server:
                 scrub(*(run[k] for k in streams if run[k] is not first[k]))
         return reply, out
 
-    def compile_program(self, source) -> tuple | str:
-        """(code object, marshalled code) of the current program, or its compile error. Only
-        the current program is kept (children drop even that: they get the marshalled code
-        with their task), so no program can find another's code in its inherited memory."""
+    def compile_program(self, source) -> bytes | str:
+        """The current program's marshalled code, or its compile error. The compiler process
+        compiles it: CPython's compiler leaves copies of a source all over the heap it ran in
+        (tokenizer buffers, the AST, constants), and no child is ever forked from that one.
+        The zygote holds only the source and the marshalled code, both zeroed when the next
+        program replaces them; children unmarshal their own copy."""
         if self.compiled is not None and self.compiled[0] == source:
             return self.compiled[1]
         self.forget_compiled()
         key = bytes(memoryview(source))  # a copy: the request's own buffer is scrubbed after it
-        try:
-            code = compile(key.decode("utf-8", errors="surrogateescape"), "<program>", "exec")
-            compiled = (code, marshal.dumps(code))
-        except (SyntaxError, ValueError, OverflowError, RecursionError, MemoryError) as exc:
-            # (the parser's own limits: deep nesting is a MemoryError or RecursionError)
-            return _compile_error_line(exc)
+        compiled = self.compiler.compile(key)
+        if isinstance(compiled, str):
+            scrub(key)
+            return compiled
         self.compiled = (key, compiled)
         return compiled
 
@@ -988,22 +944,16 @@ class Server:
                 os.pwrite(self.pid_counter_fd, b"%d" % _FIRST_PID_MINUS_1, 0)
 
     def forget_compiled(self) -> None:
-        """Drop the cached program: its source, its marshalled code and its code objects'
-        literals zeroed first (what is left of it: docs/sandbox.md)."""
+        """Drop the cached program, its source and marshalled code zeroed first."""
         compiled, self.compiled = self.compiled, None
         if compiled is not None:
-            key, (code, marshalled) = compiled
-            del compiled
-            scrub(key, marshalled)
-            if sys.getrefcount(code) == 2:  # nothing else runs it: its constants can go
-                scrub_constants(code)
+            scrub(*compiled)
 
     def forget_in_child(self) -> None:
         """In a just-forked child: drop what belongs to other runs (the compiled program, the
         results of earlier repeats), so nothing the program can reach through ``gc`` or its
         frames holds another run's data."""
-        # (a spare forked between requests holds the last program, which it will not run:
-        # zeroed in this copy; a program being run keeps its constants, being in use)
+        # (this copy of the cached program: the child unmarshals its own from its task)
         self.forget_compiled()
         for run in self.live_runs:  # (an earlier repeat's output: zeroed in this copy)
             scrub(*(v for v in run.values() if type(v) is bytes))
@@ -1265,13 +1215,14 @@ class Server:
         global _STATUS_FD
         _STATUS_FD = 6
         try:
+            program = marshal.loads(code) if code is not None else None
             self.forget_in_child()
             self.setup_process(limits, stdin_fd, out_w, err_w, res_w, peer)
         except BaseException as exc:
             _setup_failed(f"{type(exc).__name__}: {exc}")
-        if code is None:
+        if program is None:
             _run_checker(test)
-        _run_program(code, test)
+        _run_program(program, test)
 
     def setup_process(self, limits, stdin_fd, out_w, err_w, res_w, extra=(), drop=True) -> None:
         """In a fresh child: own process group, fds 0-3 (+ ``extra`` from 4), scratch as cwd,
@@ -1403,6 +1354,75 @@ class _ZygoteBroken(Exception):
 
 class _CleanupFailed(OSError):
     """Scratch or /dev/shm could not be emptied (too deep, too many entries, unremovable)."""
+
+
+def _lock_down(config: dict) -> None:
+    """The seccomp filter (and no_new_privs), installed once after the privileged set-up:
+    the process needs none of the denied calls any more and every child inherits it
+    (installing it per child cost ~0.2 ms of page faults)."""
+    if config["seccomp"] and SECCOMP_SUPPORTED:
+        install_seccomp(build_seccomp_filter())
+    else:
+        _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+
+
+def compile_source(source: bytes) -> bytes | str:
+    """A program's marshalled code, or its compile error (any failure of the parser, its own
+    limits included: deep nesting is a MemoryError or RecursionError)."""
+    try:
+        code = compile(source.decode("utf-8", errors="surrogateescape"), "<program>", "exec")
+        return marshal.dumps(code)
+    except (SyntaxError, ValueError, OverflowError, RecursionError, MemoryError) as exc:
+        return _compile_error_line(exc)
+
+
+class _Compiler:
+    """The zygote's side of the worker's compiler: a second sandboxed process (its own
+    namespaces and root, seccomp; started by the host next to the zygote) that compiles each new
+    program and returns its marshalled code. CPython's compiler leaves copies of a source in
+    the heap it ran in (tokenizer buffers, the AST, constants); that heap is never forked, so
+    no program inherits another's source. Without one (``fds`` None) it compiles here."""
+
+    def __init__(self, fds) -> None:
+        self.request_fd, self.reply_fd = fds if fds else (-1, -1)
+        if fds:  # its greeting: it is up (or why not)
+            ready, _ = read_message(self.reply_fd)
+            if not ready.get("ready"):
+                raise RuntimeError(f"the compiler did not start: {ready.get('error')}")
+
+    def compile(self, source: bytes) -> bytes | str:
+        if self.request_fd < 0:
+            return compile_source(source)
+        write_message(self.request_fd, {"op": "compile"}, source)
+        try:
+            reply, payloads = read_message(self.reply_fd)
+        except EOFError:  # it died on this source (or was killed): the worker is restarted
+            raise RuntimeError("the compiler process died") from None
+        if "compile_error" in reply:
+            return str(reply["compile_error"])[:2000]
+        return payloads[0]
+
+
+def _serve_compiler(config: dict) -> None:
+    """The compiler process: compile what the zygote sends until it closes the channel."""
+    request_fd, reply_fd = config["request_fd"], config["reply_fd"]
+    # (as the zygote did when it compiled: it stays root in its own namespaces, so no process
+    # of the sandbox's uid exists between tests)
+    _lock_down(config)
+    write_message(reply_fd, {"ready": True})
+    while True:
+        try:
+            _, payloads = read_message(request_fd)
+        except EOFError:
+            return
+        compiled = compile_source(payloads[0])
+        del payloads
+        if isinstance(compiled, str):
+            write_message(reply_fd, {"compile_error": compiled})
+        else:
+            write_message(reply_fd, {"ok": True}, compiled)
+        del compiled
+        gc.collect()
 
 
 def _compile_error_line(exc: BaseException) -> str:
@@ -2285,15 +2305,23 @@ def main() -> None:
         raise SystemExit(3) from None
     # (an empty range: succeeds exactly where the kernel has close_range and seccomp allows it)
     kernel_has_it = _libc.syscall(436, 0x7FFFFFF0, 0x7FFFFFF0, 0) == 0
-    _find_str_layout()
     # exit() and quit() as site would add them, for every child (set in a child, they cost it
     # copy-on-write faults in the builtins' dict)
     builtins.exit, builtins.quit = _Quitter("exit"), _Quitter("quit")
     _CLOSE_RANGE["os"] = bool(config.get("closerange_syscall")) and kernel_has_it
+    if config.get("role") == "compiler":
+        _serve_compiler(config)
+        return
+    try:
+        server = Server(config)  # (its compiler must have come up)
+    except Exception as exc:
+        error = f"sandbox set-up failed: {type(exc).__name__}: {exc}"
+        write_message(config["reply_fd"], {"ok": False, "ready": False, "error": error})
+        raise SystemExit(3) from None
     gc.collect()
     _install_stdio()
     gc.freeze()  # forked children share these pages instead of copying them on first gc
-    Server(config).serve()
+    server.serve()
 
 
 if __name__ == "__main__":

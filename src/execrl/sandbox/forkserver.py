@@ -92,6 +92,7 @@ class ForkServer:
         self._cgroup: Path | None = None
         self._cgroup_dirs: list[Path] = []
         self._proc: subprocess.Popen | None = None
+        self._compiler: subprocess.Popen | None = None
         self._scratch_parent: str | None = None
         self._request_id = 0  # every request carries the next id; its reply must echo it
         self.start()
@@ -100,10 +101,14 @@ class ForkServer:
     def start(self) -> None:
         request_r, self._request_w = os.pipe()
         self._reply_r, reply_w = os.pipe()
+        # the zygote's channel to its compiler (a second sandboxed process, see _zygote)
+        compile_r, compile_w = os.pipe()
+        compiled_r, compiled_w = os.pipe()
         self._cgroup = self._make_cgroup()
         zconfig = {
             "request_fd": request_r,
             "reply_fd": reply_w,
+            "compiler_fds": [compile_w, compiled_r],
             "uid": self.uid,
             "gid": self.uid,
             "drop_privileges": self.config.drop_privileges,
@@ -127,30 +132,22 @@ class ForkServer:
             "cgroup_procs": str(self._cgroup / "cgroup.procs") if self._cgroup else None,
             "test_cgroup": self._make_test_cgroups(),
         }
-        argv = [
-            *unshare_command(self.probe, self.config),
-            sys.executable,
-            "-I",
-            "-S",
-            zygote_script(),
-            json.dumps(zconfig),
-        ]
-        if self.cpu is not None and shutil.which("taskset"):
-            argv = ["taskset", "-c", str(self.cpu), *argv]
+        compiler_config = dict(
+            zconfig,
+            role="compiler",
+            request_fd=compile_r,
+            reply_fd=compiled_w,
+            compiler_fds=None,
+            test_cgroup=None,
+            preimport=[],
+        )
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the server)
         try:
-            self._proc = subprocess.Popen(
-                argv,
-                pass_fds=(request_r, reply_w),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=self._stderr,
-                start_new_session=True,
-                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
-            )
+            self._compiler = self._spawn(compiler_config, (compile_r, compiled_w))
+            self._proc = self._spawn(zconfig, (request_r, reply_w, compile_w, compiled_r))
         finally:
-            os.close(request_r)
-            os.close(reply_w)
+            for fd in (request_r, reply_w, compile_r, compile_w, compiled_r, compiled_w):
+                os.close(fd)
         try:
             ready, _ = self._read_reply(START_TIMEOUT_S)
         except SandboxCrashed as exc:
@@ -158,6 +155,29 @@ class ForkServer:
         if not ready.get("ok"):
             self.close()
             raise SandboxUnavailable(ready.get("error", "the sandbox did not start"))
+
+    def _spawn(self, config: dict, fds: tuple[int, ...]) -> subprocess.Popen:
+        """One sandboxed process running _zygote.py with ``config`` (the zygote or its
+        compiler), on this server's core."""
+        argv = [
+            *unshare_command(self.probe, self.config),
+            sys.executable,
+            "-I",
+            "-S",
+            zygote_script(),
+            json.dumps(config),
+        ]
+        if self.cpu is not None and shutil.which("taskset"):
+            argv = ["taskset", "-c", str(self.cpu), *argv]
+        return subprocess.Popen(
+            argv,
+            pass_fds=fds,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self._stderr,
+            start_new_session=True,
+            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+        )
 
     def _host_scratch(self) -> str:
         """Without a mount namespace the scratch directory lives on the host: a private one
@@ -176,11 +196,15 @@ class ForkServer:
         for fd in (self._request_w, self._reply_r):
             with contextlib.suppress(OSError):
                 os.close(fd)
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        compiler, self._compiler = self._compiler, None
+        for process in (proc, compiler):  # (the compiler ends when the zygote does)
+            if process is None:
+                continue
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
         self._stderr.close()
         if self._scratch_parent is not None:
             shutil.rmtree(self._scratch_parent, ignore_errors=True)
