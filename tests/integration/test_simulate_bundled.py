@@ -236,7 +236,7 @@ def test_scoring_records_replay_with_real_correctness_verdicts(records, capsys):
         ([], "give the stored runs: exactly one of"),
         (["--synthetic", "3", "--records", "x.jsonl"], "(got --records, --synthetic)"),
         (["--synthetic", "3", "--id", "knapsack-01"], "--id selects problems of SOURCE"),
-        (["--synthetic", "3", "--env", "qp(p=2)"], "environment qp: gate"),
+        (["--synthetic", "3", "--env", "qp(p=2)"], "environment qp(p=2): p must be in [0, 1]"),
         (["--synthetic", "3", "--reward", "fastest"], "unknown reward 'fastest'"),
         (["--campaign", "nope", "--store", "{store}"], "campaign 'nope' not found"),
         (["--synthetic", "3", "--points", "1"], "at least 2 points"),
