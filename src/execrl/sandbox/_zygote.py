@@ -92,7 +92,7 @@ def scrub(*buffers) -> None:
     shared singletons, and are skipped)."""
     for data in buffers:
         if type(data) is bytearray:
-            ctypes.memset((ctypes.c_char * len(data)).from_buffer(data), 0, len(data))
+            data[:] = bytes(len(data))  # in place (same length), no ctypes call in a child
         elif type(data) is bytes and len(data) > 1:
             ctypes.memset(id(data) + _BYTES_DATA, 0, len(data))
 
@@ -868,13 +868,17 @@ class Server:
         if self.compiled is not None and self.compiled[0] == source:
             return self.compiled[1]
         self.forget_compiled()
-        key = bytes(memoryview(source))  # a copy: the request's own buffer is scrubbed after it
+        # Copies the zygote owns, as bytearrays: zeroed in place without ctypes (the request's
+        # own buffer and the compiler's reply are scrubbed after the request)
+        key = bytearray(source)
         compiled = self.compiler.compile(key)
         if isinstance(compiled, str):
             scrub(key)
             return compiled
-        self.compiled = (key, compiled)
-        return compiled
+        marshalled = bytearray(compiled)
+        scrub(compiled)
+        self.compiled = (key, marshalled)
+        return marshalled
 
     # -- spare children: forked and set up while the host is busy ----------------------------
     def prepare_spare(self, limits: dict) -> None:
@@ -1422,7 +1426,6 @@ def _serve_compiler(config: dict) -> None:
         else:
             write_message(reply_fd, {"ok": True}, compiled)
         del compiled
-        gc.collect()
 
 
 def _compile_error_line(exc: BaseException) -> str:
@@ -2269,6 +2272,17 @@ SCRATCH = "/tmp/run"
 so nothing a run leaves behind is there for the next one)."""
 
 
+_WARM_UP = """\
+from typing import List
+def f(x: List[int], *args, y=1.5, **kw) -> dict:
+    \"\"\"doc\"\"\"
+    return {x[0]: (y, 'a', b'b', None, True), **kw}
+class C(Exception):
+    pass
+assert f([1]) == {1: (1.5, 'a', b'b', None, True)}, [i for i in range(3) if i]
+"""
+
+
 def main() -> None:
     global SCRATCH
     config = json.loads(sys.argv[1])
@@ -2312,6 +2326,9 @@ def main() -> None:
     if config.get("role") == "compiler":
         _serve_compiler(config)
         return
+    # The first compile() and marshal.loads() in a process set up the parser's and
+    # unmarshaller's lazy state: done here once, not in every checker (+1.2 ms) and candidate.
+    marshal.loads(marshal.dumps(compile(_WARM_UP, "<warm-up>", "exec")))
     try:
         server = Server(config)  # (its compiler must have come up)
     except Exception as exc:
