@@ -193,12 +193,13 @@ def test_the_scan_finds_what_is_there(server):
 
 
 def test_a_repeat_cannot_read_the_previous_repeats_output(server):
-    # Each repeat prints a token of its own; a repeat that finds an earlier one says so.
+    # Each repeat prints a token of its own (random: every repeat gets the same pid now);
+    # a repeat that finds an earlier one says so.
     spy = SCAN + textwrap.dedent(
         """\
         import os
         prefix = "".join(["REPEAT", "-TOKEN-"])
-        mine = prefix + str(os.getpid())
+        mine = prefix + os.urandom(8).hex()
         hits = found(prefix)
         print("leak" if any(mine not in hit for hit in hits) else "clean")
         print(mine)
