@@ -172,3 +172,38 @@ def save_json(model: BaseModel, path: Path) -> None:
     except OSError as exc:
         raise OutputError(f"--out {path}: cannot write ({exc.strerror or exc})") from None
     console.print(f"saved to {path}", highlight=False)
+
+
+def writable_folder(path: Path, flag: str) -> Path:
+    """Check, before the work, that files can be written in the folder ``path`` (made if
+    missing); an OutputError naming ``flag`` otherwise. Returns ``path``."""
+    probe = path / ".execrl-write-test"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise OutputError(
+            f"{flag} {path}: cannot write there ({exc.strerror or exc}); choose another folder"
+        ) from None
+    return path
+
+
+def writable_file(path: Path | None, flag: str) -> None:
+    """Check, before the work, that ``path`` (a result file) can be written, leaving no trace
+    if it did not exist; nothing to check for None."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise OutputError(f"{flag} {path}: is a directory; give a file name")
+    existed = path.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a"):
+            pass
+    except OSError as exc:
+        raise OutputError(
+            f"{flag} {path}: cannot write there ({exc.strerror or exc}); choose another file"
+        ) from None
+    if not existed:
+        path.unlink()

@@ -30,8 +30,15 @@ from typing import Any
 from pydantic import ValidationError
 from rich.table import Table
 
-from execrl.cli._common import EXIT_OK, MAX_JOBS, check_range, console, safe_text
-from execrl.errors import ExecrlError, OutputError, UsageError
+from execrl.cli._common import (
+    EXIT_OK,
+    MAX_JOBS,
+    check_range,
+    console,
+    safe_text,
+    writable_folder,
+)
+from execrl.errors import ExecrlError, UsageError
 from execrl.evaluate import (
     AXES,
     DEFAULT_KS,
@@ -598,21 +605,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
     _print_table(f"pass@1 along {axis}", *sweep_table(points, axis))
     console.print(f"report: {page}", highlight=False)
     return EXIT_OK
-
-
-def writable_folder(path: Path, what: str) -> Path:
-    """``path`` as a folder a report can be written to, checked before any work."""
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        probe = path / ".execrl-write-test"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        raise OutputError(
-            f"{what} {path}: cannot write a report there ({exc.strerror or exc}); "
-            "choose another folder"
-        ) from None
-    return path
 
 
 def check_specs(env: str, rewards: list[str]) -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import math
-import tempfile
 from pathlib import Path
 
 from rich.markup import escape
@@ -29,8 +28,9 @@ from execrl.cli._common import (
     safe_text,
     sandbox_config,
     save_json,
+    writable_file,
 )
-from execrl.errors import DataError, LoaderError, OutputError, UsageError
+from execrl.errors import DataError, LoaderError, UsageError
 from execrl.problems.optim import BUNDLED, OPTIM_FORMATS, OptimProblem, load_optim_problems
 from execrl.report import pyplot
 from execrl.results import ResultsFile
@@ -503,14 +503,7 @@ def _writable(path: Path | None, flag: str, *, plot: bool = False) -> None:
                 f"{flag} {path}: unknown picture format {path.suffix or '(none)'!r}; name the "
                 "file .png (or .svg, .pdf)"
             )
-    if path.is_dir():
-        raise OutputError(f"{flag} {path}: is a directory; give a file name")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix="~"):
-            pass
-    except OSError as exc:
-        raise OutputError(f"{flag} {path}: cannot write there ({exc.strerror or exc})") from None
+    writable_file(path, flag)
 
 
 def _tolerance(args: argparse.Namespace) -> Tolerance:

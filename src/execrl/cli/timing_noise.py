@@ -22,9 +22,11 @@ from execrl.cli._common import (
     add_source_arguments,
     console,
     save_json,
+    writable_file,
+    writable_folder,
 )
 from execrl.cli.timing_campaign import STORE_HELP, open_store
-from execrl.errors import ExecrlError, OutputError, UsageError
+from execrl.errors import ExecrlError, UsageError
 from execrl.problems.io import load_problems, select_problems
 from execrl.sandbox.batch import _progress
 from execrl.timing.calibration import load_calibration
@@ -132,36 +134,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, metavar="DIR", help="default: <store>/reports/<campaign id>")
     p.add_argument("--store", type=Path, metavar="DIR", help=STORE_HELP)
     p.set_defaults(handler=cmd_report)
-
-
-def writable_file(path: Path | None, flag: str) -> None:
-    """Check, before the work, that ``path`` (a result file) can be written."""
-    if path is None:
-        return
-    existed = path.exists()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a"):
-            pass
-    except OSError as exc:
-        raise OutputError(
-            f"{flag} {path}: cannot write there ({exc.strerror or exc}); choose another file"
-        ) from None
-    if not existed:
-        path.unlink()
-
-
-def writable_folder(path: Path, flag: str) -> None:
-    """Check, before the work, that files can be written in the folder ``path``."""
-    probe = path / ".execrl-write-test"
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        raise OutputError(
-            f"{flag} {path}: cannot write there ({exc.strerror or exc}); choose another folder"
-        ) from None
 
 
 def finite(flag: str, value: float, low: float, high: float) -> None:

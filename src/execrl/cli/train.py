@@ -16,8 +16,8 @@ import yaml
 from rich.markup import escape
 from rich.table import Table
 
-from execrl.cli._common import EXIT_OK, console
-from execrl.errors import OutputError, UsageError
+from execrl.cli._common import EXIT_OK, console, writable_folder
+from execrl.errors import UsageError
 
 DEFAULT_PRESET = "rlvr"
 
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
             yaml.safe_dump(config.model_dump(mode="json", by_alias=True), sort_keys=False)
         )
         return EXIT_OK
-    _check_writable(out)  # before the model loads
+    writable_folder(out, "--out")  # before the model loads
     log = None if args.quiet else (lambda line: console.print(escape(line)))
     console.print(
         f"training: preset {config.preset}, {config.steps} steps × {config.prompts_per_step} "
@@ -97,19 +97,6 @@ def run(args: argparse.Namespace) -> int:
     console.print(verdict(evaluations))
     console.print(f"report: {escape(str(out / 'report' / 'index.html'))}")
     return EXIT_OK
-
-
-def _check_writable(out: Path) -> None:
-    probe = out / ".execrl-write-test"
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        raise OutputError(
-            f"--out {out}: cannot write the run folder there ({exc.strerror or exc}); "
-            "choose another folder"
-        ) from None
 
 
 def _list_presets(names: list[str]) -> int:
