@@ -207,3 +207,16 @@ def writable_file(path: Path | None, flag: str) -> None:
         ) from None
     if not existed:
         path.unlink()
+
+
+def check_resume(args: argparse.Namespace, finished: int | None, where: str | Path) -> None:
+    """The rule of commands with --resume/--restart over an interrupted run (``finished``: how
+    many runs it kept, None if there is none): refuse to start over it silently, or to resume
+    what does not exist."""
+    if finished is not None and not (args.resume or args.restart):
+        raise UsageError(
+            f"{where} holds an interrupted campaign ({finished} runs finished); "
+            "continue it with --resume, or start over with --restart"
+        )
+    if args.resume and finished is None:
+        raise UsageError(f"{where}: no interrupted campaign to resume")

@@ -34,6 +34,7 @@ from execrl.cli._common import (
     EXIT_OK,
     MAX_JOBS,
     check_range,
+    check_resume,
     console,
     safe_text,
     writable_folder,
@@ -367,13 +368,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.max_opt_tests is not None and args.max_opt_tests < 1:
         raise UsageError(f"--max-opt-tests {args.max_opt_tests}: give at least 1")
     finished = None if args.restart else folder.interrupted_campaign()  # (--restart: unread)
-    if finished is not None and not (args.resume or args.restart):
-        raise UsageError(
-            f"{args.folder} holds an interrupted campaign ({finished} runs finished); "
-            "continue it with --resume, or start over with --restart"
-        )
-    if args.resume and finished is None:
-        raise UsageError(f"{args.folder}: no interrupted campaign to resume")
+    check_resume(args, finished, args.folder)
     try:
         with LocalExecutor(workers=args.jobs, reserve_host_core=True) as executor:
             info = run_campaign(

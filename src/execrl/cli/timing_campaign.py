@@ -18,6 +18,7 @@ from execrl.cli._common import (
     MAX_JOBS,
     add_source_arguments,
     check_range,
+    check_resume,
     console,
 )
 from execrl.errors import OutputError, UsageError
@@ -107,13 +108,7 @@ def cmd_campaign(args: argparse.Namespace) -> int:
             f"{store.campaigns_dir}: cannot create the store ({exc.strerror or exc})"
         ) from None
     finished = None if args.restart else store.interrupted()  # (--restart: unread)
-    if finished is not None and not (args.resume or args.restart):
-        raise UsageError(
-            f"{store.journal_path}: an interrupted campaign ({finished} runs finished); "
-            "continue it with --resume, or start over with --restart"
-        )
-    if args.resume and finished is None:
-        raise UsageError(f"no interrupted campaign in {store.campaigns_dir} to resume")
+    check_resume(args, finished, store.journal_path)
     problems = select_problems(load_problems(args.source, format=args.format), args.ids)
     try:
         with LocalExecutor(workers=args.jobs, reserve_host_core=True) as executor:
