@@ -35,6 +35,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from execrl.errors import LoaderError, ProblemFormatError
+from execrl.problems._files import read_text
 from execrl.problems._validation import describe_validation_error
 
 BUNDLED = "bundled"
@@ -235,18 +236,7 @@ def _guess(path: Path) -> str:
 
 def _rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     """Rows of a .jsonl file, a JSON array, or JSONL saved under a .json name."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise LoaderError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise LoaderError(
-            f"{path}:{line}: not UTF-8 text ({data[exc.start : exc.start + 4]!r}); re-encode "
-            "the file as UTF-8"
-        ) from None
+    text = read_text(path, error=LoaderError)
     rows: list[tuple[str, Any]]
     stripped = text.lstrip()
     if path.suffix == ".json" and stripped.startswith("["):
