@@ -12,13 +12,25 @@ import json
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from execrl.errors import DataError, LoaderError, OutputError
 from execrl.results import read_rows
 from execrl.sandbox.limits import Limits
+
+
+class ExecutionRequestLike(Protocol):
+    """The fields of an ``ExecutionRequest`` a record copies (records do not import the
+    executor)."""
+
+    problem_id: str
+    program: str
+    program_name: str
+    tests: list
+    options: Any
+    limits: Limits
 
 
 class Status(StrEnum):
@@ -68,6 +80,11 @@ class TestResult(BaseModel):
     outputs_differ: bool = False
     """With repeats: the repeats' outputs (stdout or returned value) were not all equal. Every
     repeat is judged; the status is the first failing repeat's."""
+    fallback: bool = False
+    """Spec §6: the verdict came from a fallback run elsewhere, after this test was
+    inconclusive where it was sent and again on an immediate retry. Its times are not a
+    measurement: an optimization-test success there became a ``timeout`` at the cap; a
+    correctness verdict is kept without its time."""
 
     @property
     def passed(self) -> bool:
@@ -111,6 +128,31 @@ class ExecutionRecord(BaseModel):
 
     def failed(self) -> list[TestResult]:
         return [r for r in self.results if not r.passed]
+
+    @property
+    def inconclusive(self) -> bool:
+        """Some test's verdict is ``inconclusive`` (the runner failed, not the program)."""
+        return any(r.status is Status.INCONCLUSIVE for r in self.results)
+
+
+def inconclusive_record(
+    request: ExecutionRequestLike, reason: str, *, backend: str, isolation: list[str] = ()
+) -> ExecutionRecord:
+    """The record of a request that could not be run (a server down, a dead actor, a lost
+    connection): every test ``inconclusive`` with ``reason`` as its detail."""
+    return ExecutionRecord(
+        problem_id=request.problem_id,
+        program_sha256=program_sha256(request.program),
+        program_name=request.program_name,
+        results=[
+            TestResult(test_id=t.id, status=Status.INCONCLUSIVE, detail=reason[:300])
+            for t in request.tests
+        ],
+        backend=backend,
+        isolation=list(isolation),
+        timing=request.options.timing,
+        limits=request.limits.resolved(),
+    )
 
 
 def program_sha256(code: str) -> str:

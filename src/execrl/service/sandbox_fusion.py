@@ -1,0 +1,5 @@
+"""SandboxFusion-compatible endpoints (``/run_code``, ``/submit``) — being written."""
+
+from fastapi import APIRouter
+
+router = APIRouter()
