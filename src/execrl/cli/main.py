@@ -20,6 +20,7 @@ from execrl.cli import problems as problems_cmd
 from execrl.cli import report as report_cmd
 from execrl.cli import run as run_cmd
 from execrl.cli import score as score_cmd
+from execrl.cli import serve as serve_cmd
 from execrl.cli import simulate as simulate_cmd
 from execrl.cli import solver as solver_cmd
 from execrl.cli import timing as timing_cmd
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     solver_cmd.register(commands)
     eval_cmd.register(commands)
     report_cmd.register(commands)
+    serve_cmd.register(commands)
     return parser
 
 

@@ -1,0 +1,109 @@
+"""``execrl serve``: the sandbox as an HTTP service (one per CPU node; see docs/service.md)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from execrl.cli._common import (
+    EXIT_OK,
+    MAX_JOBS,
+    add_sandbox_arguments,
+    check_range,
+    sandbox_config,
+    writable_file,
+)
+from execrl.errors import UsageError
+
+TOKEN_ENV = "EXECRL_SERVICE_TOKEN"  # = execrl.service.wire.TOKEN_ENV (wire needs the extra)
+MAX_QUEUE_LIMIT = 1_000_000
+MAX_BODY_MB = 4096
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    p = commands.add_parser(
+        "serve",
+        help="serve the sandbox over HTTP (native and SandboxFusion-compatible API)",
+        description="Run execrl's sandbox as an HTTP service: POST /v1/execute streams "
+        "records, /run_code and /submit answer SandboxFusion clients, /metrics reports. "
+        "SIGTERM drains: in-flight work finishes, then the server exits 0.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default: %(default)s)")
+    p.add_argument(
+        "--port", type=int, default=8080, help="port to bind, 0 for a free one (default: 8080)"
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help=f"sandbox workers, 1 to {MAX_JOBS} (default: one per core, the server's own "
+        "event loop on a core of its own)",
+    )
+    p.add_argument(
+        "--token",
+        help=f"require 'Authorization: Bearer TOKEN' on every endpoint but /v1/health "
+        f"(default: ${TOKEN_ENV}; neither: no auth)",
+    )
+    p.add_argument(
+        "--queue-limit",
+        type=int,
+        metavar="N",
+        help="most requests admitted at once (running + waiting); more get 429 with "
+        "Retry-After (default: max(256, 32 x workers))",
+    )
+    p.add_argument(
+        "--max-body-mb",
+        type=int,
+        default=64,
+        metavar="MB",
+        help="largest request body; bigger ones get 413 (default: %(default)s)",
+    )
+    p.add_argument(
+        "--port-file",
+        type=Path,
+        metavar="FILE",
+        help="write the bound port to FILE once the server listens (useful with --port 0)",
+    )
+    p.add_argument(
+        "--log-level",
+        choices=["critical", "error", "warning", "info", "debug"],
+        default="warning",
+        help="uvicorn's log level (default: %(default)s)",
+    )
+    add_sandbox_arguments(p)
+    p.set_defaults(handler=cmd_serve)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    check_range("--port", args.port, 0, 65535, "")
+    check_range("--workers", args.workers, 1, MAX_JOBS, "workers")
+    check_range("--queue-limit", args.queue_limit, 1, MAX_QUEUE_LIMIT, "requests")
+    check_range("--max-body-mb", args.max_body_mb, 1, MAX_BODY_MB, "MB")
+    writable_file(args.port_file, "--port-file")
+    config = sandbox_config(args)
+    serve = _serve_function()
+    serve(
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        token=args.token or os.environ.get(TOKEN_ENV) or None,
+        queue_limit=args.queue_limit,
+        port_file=args.port_file,
+        max_body_bytes=args.max_body_mb * 1024 * 1024,
+        log_level=args.log_level,
+        config=config,
+    )
+    return EXIT_OK
+
+
+def _serve_function():
+    """``execrl.service.server.serve``, or a one-line error when the extra is missing."""
+    try:
+        import fastapi  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as exc:
+        raise UsageError(f"execrl serve needs {exc.name}: pip install 'execrl[serve]'") from None
+    from execrl.service.server import serve
+
+    return serve

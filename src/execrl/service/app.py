@@ -1,0 +1,234 @@
+"""The FastAPI application of ``execrl serve``: the native API (``execrl.service.wire``), the
+SandboxFusion-compatible router, bearer auth and the request size limit.
+
+Errors a client causes are one-line JSON bodies ``{"error": "..."}`` with the right status:
+401 (no or wrong token), 413 (body over the limit), 409 (an Idempotency-Key reused for another
+body), 422 (a malformed body: FastAPI's detail names the field's location), 429 with
+``Retry-After`` (the queue is full), 503 (draining after SIGTERM).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from fastapi import FastAPI, Header, HTTPException, Request
+from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
+
+from execrl import __version__
+from execrl.service import sandbox_fusion
+from execrl.service.state import (
+    BatchTooLarge,
+    Draining,
+    IdempotencyConflict,
+    QueueFull,
+    Service,
+    completion_order,
+)
+from execrl.service.wire import (
+    IDEMPOTENCY_HEADER,
+    NDJSON,
+    CaptureRequest,
+    CaptureResponse,
+    DoneLine,
+    ExecuteBatch,
+    RecordLine,
+    ServiceInfo,
+    encode_line,
+)
+from execrl.timing.store import MachineFingerprint
+
+DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024
+"""The default request size limit (64 MiB: a batch of 4096 programs with their tests)."""
+OPEN_PATHS = frozenset({"/v1/health"})
+"""Paths answered without a token."""
+TIMING_METRICS = ["cpu", "wall"]
+
+ASGIApp = Callable[[dict, Callable, Callable], Awaitable[None]]
+
+
+def create_app(
+    service: Service, *, token: str | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+) -> FastAPI:
+    """The app serving ``service``; with ``token``, every path but /v1/health needs it."""
+    app = FastAPI(
+        title="execrl serve",
+        version=__version__,
+        description="Run untrusted programs against tests in execrl's sandbox.",
+    )
+    app.state.service = service
+    _add_routes(app)
+    app.include_router(sandbox_fusion.router)
+    _add_error_handlers(app)
+    app.add_middleware(_BodyLimit, max_body_bytes=max_body_bytes)
+    if token:
+        app.add_middleware(_BearerAuth, token=token)
+    return app
+
+
+def _add_routes(app: FastAPI) -> None:
+    @app.get("/v1/health")
+    async def health(request: Request) -> JSONResponse:
+        if _service(request).draining:
+            return JSONResponse({"status": "draining"}, status_code=503)
+        return JSONResponse({"status": "ok"})
+
+    @app.post(
+        "/v1/execute",
+        response_class=StreamingResponse,
+        responses={200: {"content": {NDJSON: {}}, "description": "RecordLines, then a DoneLine"}},
+    )
+    async def execute(
+        batch: ExecuteBatch,
+        request: Request,
+        idempotency_key: str | None = Header(default=None, alias=IDEMPOTENCY_HEADER),
+    ) -> StreamingResponse:
+        tasks, _replay = _service(request).submit_batch(batch.requests, idempotency_key)
+        return StreamingResponse(_stream(tasks), media_type=NDJSON)
+
+    @app.post("/v1/capture")
+    async def capture(body: CaptureRequest, request: Request) -> CaptureResponse:
+        result, stdout = await _service(request).capture(body.program, body.stdin, body.limits)
+        return CaptureResponse(result=result, stdout=stdout)
+
+    @app.get("/v1/info")
+    async def info(request: Request) -> ServiceInfo:
+        return service_info(_service(request))
+
+    @app.get("/metrics", response_class=PlainTextResponse)
+    async def metrics(request: Request) -> PlainTextResponse:
+        service = _service(request)
+        gauges = {
+            "queue_limit": service.queue_limit,
+            "queue_depth": service.waiting,
+            "in_flight": service.in_flight,
+            "workers": service.executor.workers,
+        }
+        return PlainTextResponse(
+            service.metrics.render(gauges), media_type="text/plain; version=0.0.4"
+        )
+
+
+def service_info(service: Service) -> ServiceInfo:
+    executor = service.executor
+    machine = MachineFingerprint.current().model_dump()
+    return ServiceInfo(
+        version=__version__,
+        backend=executor.backend,
+        isolation=list(executor.isolation),
+        workers=executor.workers,
+        cores=list(getattr(executor, "cores", [])),
+        queue_limit=service.queue_limit,
+        machine={key: str(value) for key, value in machine.items()},
+        timing_metrics=TIMING_METRICS,
+    )
+
+
+async def _stream(tasks: list) -> AsyncIterator[bytes]:
+    """The NDJSON body: a RecordLine per request in completion order, then the DoneLine."""
+    async for index, record in completion_order(tasks):
+        yield encode_line(RecordLine(index=index, record=record))
+    yield encode_line(DoneLine(count=len(tasks)))
+
+
+def _service(request: Request) -> Service:
+    return request.app.state.service
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(QueueFull)
+    async def queue_full(_request: Request, exc: QueueFull) -> JSONResponse:
+        return _error(429, str(exc), {"Retry-After": str(exc.retry_after_s)})
+
+    @app.exception_handler(Draining)
+    async def draining(_request: Request, exc: Draining) -> JSONResponse:
+        return _error(503, str(exc), {"Retry-After": "1"})
+
+    @app.exception_handler(IdempotencyConflict)
+    async def conflict(_request: Request, exc: IdempotencyConflict) -> JSONResponse:
+        return _error(409, str(exc))
+
+    @app.exception_handler(BatchTooLarge)
+    async def too_large(_request: Request, exc: BatchTooLarge) -> JSONResponse:
+        return _error(422, str(exc))
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+async def _send_error(send: Callable, status: int, message: str, headers: dict) -> None:
+    """Answer a raw ASGI request with a one-line JSON error (used before the app runs)."""
+    body = json.dumps({"error": message}).encode()
+    raw_headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    raw_headers += [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw_headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class _BearerAuth:
+    """ASGI middleware: ``Authorization: Bearer <token>`` on every path but OPEN_PATHS."""
+
+    def __init__(self, app: ASGIApp, *, token: str) -> None:
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http" or scope["path"] in OPEN_PATHS or self._authorized(scope):
+            await self.app(scope, receive, send)
+            return
+        await _send_error(
+            send, 401, "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"}
+        )
+
+    def _authorized(self, scope: dict) -> bool:
+        given = dict(scope["headers"]).get(b"authorization", b"")
+        return hmac.compare_digest(given, self._expected)
+
+
+class _BodyLimit:
+    """ASGI middleware: a request body over ``max_body_bytes`` is a 413, whether it declares
+    its length or streams it in chunks."""
+
+    def __init__(self, app: ASGIApp, *, max_body_bytes: int) -> None:
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
+            await self._refuse(send)
+            return
+        try:
+            await self.app(scope, self._counting(receive, send), send)
+        except _TooLarge:  # raised outside a route (a route answers it as an HTTPException)
+            await self._refuse(send)
+
+    def _counting(self, receive: Callable, send: Callable) -> Callable:
+        """``receive`` that stops a chunked body once it passes the limit."""
+        seen = 0
+
+        async def counted() -> dict[str, Any]:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.max_body_bytes:
+                raise _TooLarge(413, f"request body over the limit of {self.max_body_bytes} bytes")
+            return message
+
+        return counted
+
+    async def _refuse(self, send: Callable) -> None:
+        await _send_error(
+            send, 413, f"request body over the limit of {self.max_body_bytes} bytes", {}
+        )
+
+
+class _TooLarge(HTTPException):
+    """A chunked body passed the size limit while it was read (an HTTPException, so FastAPI's
+    body reading passes it on as the 413 it is)."""

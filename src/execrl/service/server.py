@@ -1,0 +1,115 @@
+"""``serve()``: run the app on uvicorn, with a clean SIGTERM.
+
+SIGTERM or SIGINT: the server stops accepting (``/v1/health`` answers 503 ``draining``, new
+work is refused with 503), finishes every admitted request and the streams sending them, then
+closes the executor (its fork servers and their children) and returns, so the process exits 0
+with nothing left behind. A second signal stops at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import os
+import signal
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from types import FrameType
+
+import uvicorn
+
+from execrl.errors import UsageError
+from execrl.sandbox.executor import LocalExecutor
+from execrl.sandbox.isolation import SandboxConfig
+from execrl.service.app import DEFAULT_MAX_BODY_BYTES, create_app
+from execrl.service.state import Service
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8080
+HANDLED_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def serve(
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    workers: int | None = None,
+    token: str | None = None,
+    queue_limit: int | None = None,
+    port_file: str | Path | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    log_level: str = "warning",
+    config: SandboxConfig | None = None,
+) -> None:
+    """Serve execrl's API on ``host:port`` until SIGTERM/SIGINT (``port=0``: a free port,
+    written to ``port_file`` once it is bound, before the server answers)."""
+    sock = bind(host, port)
+    executor = LocalExecutor(workers=workers, reserve_host_core=True, config=config)
+    try:
+        service = Service(executor, queue_limit=queue_limit)
+        app = create_app(service, token=token, max_body_bytes=max_body_bytes)
+        settings = uvicorn.Config(
+            app, log_level=log_level, lifespan="off", timeout_keep_alive=30, access_log=False
+        )
+        server = _DrainingServer(settings, service)
+        if port_file is not None:
+            write_port_file(Path(port_file), sock.getsockname()[1])
+        asyncio.run(server.serve_and_drain(sock))
+    finally:
+        executor.close()
+        sock.close()
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port``; an address in use or not ours is a UsageError."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        why = "already in use" if exc.errno == errno.EADDRINUSE else exc.strerror or str(exc)
+        raise UsageError(f"cannot listen on {host}:{port}: {why}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def write_port_file(path: Path, port: int) -> None:
+    """Write the bound port atomically (a reader never sees a half-written file)."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(f"{port}\n", encoding="utf-8")
+    os.replace(partial, path)
+
+
+class _DrainingServer(uvicorn.Server):
+    """uvicorn's Server with execrl's shutdown: drain first, then exit 0 (uvicorn re-raises the
+    signal after shutting down, which would end the process with -SIGTERM)."""
+
+    def __init__(self, config: uvicorn.Config, service: Service) -> None:
+        super().__init__(config)
+        self._service = service
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        previous = {sig: signal.signal(sig, self.handle_exit) for sig in HANDLED_SIGNALS}
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if self.should_exit:
+            self.force_exit = True  # a second signal: stop now
+        self._service.start_draining()
+        self.should_exit = True
+
+    async def serve_and_drain(self, sock: socket.socket) -> None:
+        """Serve until a signal (uvicorn then waits for open responses), then wait for any
+        admitted request whose client went away."""
+        await self.serve(sockets=[sock])
+        if not self.force_exit:
+            await self._service.drained()

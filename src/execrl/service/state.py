@@ -1,0 +1,303 @@
+"""What ``execrl serve`` holds between requests: one executor, the bounded queue in front of it,
+the idempotency store, the draining flag and the counters ``/metrics`` reports.
+
+Admission control: the queue counts *admitted* requests (waiting for a worker + running). A
+batch is admitted whole or refused whole (``QueueFull``, which the HTTP layer answers with 429
+and ``Retry-After``), so the server never holds an unbounded backlog. Once admitted, every
+request runs as its own task, independent of the client's connection: a client that drops
+and retries with the same ``Idempotency-Key`` gets the records of the first attempt, never a
+second execution. Any failure of the machinery (a crashed sandbox, a bug) becomes an
+``inconclusive`` record, never an exception for the client and never a wrong answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import math
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+
+from execrl.errors import UsageError
+from execrl.sandbox.executor import ExecutionRequest
+from execrl.sandbox.limits import Limits
+from execrl.sandbox.protocol import Executor
+from execrl.sandbox.records import (
+    ExecutionRecord,
+    Status,
+    TestResult,
+    inconclusive_record,
+)
+from execrl.service.metrics import Metrics
+
+QUEUE_PER_WORKER = 32
+"""Default queue limit per worker: deep enough that 128 concurrent single-program clients
+(verl's reward loop) are admitted on a 4-core node, shallow enough that a request waits at most
+~32 executions' time for a worker."""
+MIN_QUEUE_LIMIT = 256
+"""The default queue limit is never below this (a small node still takes a training step's
+batch at once)."""
+IDEMPOTENCY_ENTRIES = 1024
+"""Most batches remembered by ``Idempotency-Key`` (least recently used dropped first)."""
+IDEMPOTENCY_TTL_S = 600.0
+"""How long a finished batch's records are kept for a retry."""
+
+
+def default_queue_limit(workers: int) -> int:
+    return max(MIN_QUEUE_LIMIT, QUEUE_PER_WORKER * workers)
+
+
+class QueueFull(Exception):
+    """The batch does not fit in the queue now; retry after ``retry_after_s``."""
+
+    def __init__(self, requested: int, free: int, retry_after_s: int) -> None:
+        super().__init__(f"queue full: {requested} requests asked, {free} free")
+        self.requested = requested
+        self.free = free
+        self.retry_after_s = retry_after_s
+
+
+class BatchTooLarge(UsageError):
+    """A batch bigger than the whole queue: it can never be admitted (split it)."""
+
+
+class IdempotencyConflict(UsageError):
+    """The same ``Idempotency-Key`` was sent with a different body."""
+
+
+class Draining(Exception):
+    """The server is shutting down and takes no new work."""
+
+
+@dataclass
+class _Batch:
+    """An admitted batch, remembered under its idempotency key."""
+
+    body_hash: str
+    tasks: list[asyncio.Task[ExecutionRecord]]
+    created: float = field(default_factory=time.monotonic)
+
+
+class _IdempotencyStore:
+    """Key → batch, a bounded LRU with a TTL (a batch still running is never expired)."""
+
+    def __init__(self, entries: int = IDEMPOTENCY_ENTRIES, ttl_s: float = IDEMPOTENCY_TTL_S):
+        self.entries = entries
+        self.ttl_s = ttl_s
+        self._batches: OrderedDict[str, _Batch] = OrderedDict()
+
+    def get(self, key: str, body_hash: str) -> _Batch | None:
+        """The batch stored under ``key`` (None if unknown); a different body is a conflict."""
+        self._expire()
+        batch = self._batches.get(key)
+        if batch is None:
+            return None
+        if batch.body_hash != body_hash:
+            raise IdempotencyConflict(
+                f"Idempotency-Key {key[:80]!r} was used for a different batch"
+            )
+        self._batches.move_to_end(key)
+        return batch
+
+    def put(self, key: str, batch: _Batch) -> None:
+        self._batches[key] = batch
+        self._batches.move_to_end(key)
+        self._expire()
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        for key in list(self._batches):
+            batch = self._batches[key]
+            too_many = len(self._batches) > self.entries
+            if (too_many or now - batch.created > self.ttl_s) and _finished(batch):
+                del self._batches[key]
+            elif not too_many:
+                break  # ordered oldest first: the rest are younger
+
+    def __len__(self) -> int:
+        return len(self._batches)
+
+
+def _finished(batch: _Batch) -> bool:
+    return all(task.done() for task in batch.tasks)
+
+
+def body_hash(batch_requests: list[ExecutionRequest]) -> str:
+    """The identity of a batch's body, whatever its JSON spacing or key order."""
+    digest = hashlib.sha256()
+    for request in batch_requests:
+        digest.update(request.model_dump_json().encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+class Service:
+    """One executor behind a bounded queue (see the module docstring)."""
+
+    def __init__(self, executor: Executor, *, queue_limit: int | None = None) -> None:
+        if queue_limit is not None and queue_limit < 1:
+            raise UsageError(f"queue limit must be at least 1 (got {queue_limit})")
+        self.executor = executor
+        self.queue_limit = queue_limit or default_queue_limit(executor.workers)
+        self.metrics = Metrics()
+        self.draining = False
+        self.admitted = 0
+        """Requests admitted and not finished (waiting + in flight)."""
+        self.in_flight = 0
+        self._workers: asyncio.Semaphore | None = None  # made on the serving event loop
+        self._idempotency = _IdempotencyStore()
+        self._tasks: set[asyncio.Task] = set()
+
+    # -- the two calls every endpoint uses -------------------------------------------------
+    async def execute(self, request: ExecutionRequest) -> ExecutionRecord:
+        """Run one request (raises ``QueueFull`` or ``Draining`` when it is not admitted)."""
+        self.admit(1)
+        return await self._spawn(request)
+
+    async def capture(
+        self, program: str, stdin: str, limits: Limits | None = None
+    ) -> tuple[TestResult, str]:
+        """Run ``program`` on ``stdin``: (verdict without comparison, stdout). A failure of the
+        machinery is an ``inconclusive`` verdict with empty output."""
+        self.admit(1)
+        try:
+            async with self._worker_slot():
+                return await asyncio.to_thread(self.executor.capture, program, stdin, limits)
+        except Exception as exc:  # the sandbox or execrl failed, not the program
+            reason = f"execrl could not run the program: {type(exc).__name__}: {exc}"
+            return TestResult(test_id="capture", status=Status.INCONCLUSIVE, detail=reason), ""
+        finally:
+            self._release()
+
+    # -- batches -------------------------------------------------------------------------
+    def submit_batch(
+        self, requests: list[ExecutionRequest], key: str | None = None
+    ) -> tuple[list[asyncio.Task[ExecutionRecord]], bool]:
+        """Admit a batch whole and start it: (its per-index tasks, whether it is a replay of
+        the batch already stored under ``key``). Raises ``QueueFull``, ``Draining``,
+        ``BatchTooLarge`` or ``IdempotencyConflict``; a replay needs no admission."""
+        digest = body_hash(requests) if key else ""
+        if key:
+            stored = self._idempotency.get(key, digest)
+            if stored is not None:
+                self.metrics.replays += 1
+                return stored.tasks, True
+        if len(requests) > self.queue_limit:
+            raise BatchTooLarge(
+                f"requests: a batch of {len(requests)} is larger than this server's queue "
+                f"limit {self.queue_limit} (see /v1/info); split it"
+            )
+        self.admit(len(requests))
+        tasks = [self._start(request) for request in requests]
+        if key:
+            self._idempotency.put(key, _Batch(digest, tasks))
+        return tasks, False
+
+    # -- admission -------------------------------------------------------------------------
+    def admit(self, count: int) -> None:
+        """Take ``count`` places in the queue, or refuse them all."""
+        if self.draining:
+            raise Draining("the server is shutting down")
+        free = self.queue_limit - self.admitted
+        if count > free:
+            self.metrics.rejected += 1
+            raise QueueFull(count, max(free, 0), self.retry_after_s())
+        self.admitted += count
+
+    def retry_after_s(self) -> int:
+        """Seconds until the queue has probably drained: the work ahead of a new request
+        (admitted requests × the recent mean execution time) spread over the workers."""
+        mean = self.metrics.mean_execution_s() or 1.0
+        return max(1, math.ceil(self.admitted * mean / max(self.executor.workers, 1)))
+
+    def _release(self) -> None:
+        self.admitted -= 1
+
+    @property
+    def waiting(self) -> int:
+        return self.admitted - self.in_flight
+
+    # -- running one admitted request ------------------------------------------------------
+    def _start(self, request: ExecutionRequest) -> asyncio.Task[ExecutionRecord]:
+        """A task that runs one admitted request; kept alive by ``_tasks`` until done."""
+        task = asyncio.get_running_loop().create_task(self._run(request))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _spawn(self, request: ExecutionRequest) -> ExecutionRecord:
+        """Run an admitted request as its own task: a client that goes away does not cancel
+        an execution that already holds a worker."""
+        return await asyncio.shield(self._start(request))
+
+    async def _run(self, request: ExecutionRequest) -> ExecutionRecord:
+        started = time.monotonic()
+        try:
+            async with self._worker_slot():
+                record = await self._execute_safely(request)
+        finally:
+            self._release()
+        self.metrics.observe(record, time.monotonic() - started)
+        return record
+
+    async def _execute_safely(self, request: ExecutionRequest) -> ExecutionRecord:
+        try:
+            return await self.executor.arun(request)
+        except Exception as exc:  # the machinery failed: inconclusive, never a wrong answer
+            return inconclusive_record(
+                request,
+                f"execrl could not run the program: {type(exc).__name__}: {exc}",
+                backend=self.executor.backend,
+                isolation=self.executor.isolation,
+            )
+
+    def _worker_slot(self) -> _WorkerSlot:
+        if self._workers is None:
+            self._workers = asyncio.Semaphore(self.executor.workers)
+        return _WorkerSlot(self._workers, self._count_in_flight)
+
+    def _count_in_flight(self, change: int) -> None:
+        self.in_flight += change
+
+    # -- shutting down ---------------------------------------------------------------------
+    def start_draining(self) -> None:
+        """Take no new work (health answers 503); what is admitted still runs."""
+        self.draining = True
+
+    async def drained(self) -> None:
+        """Wait until every admitted request has finished."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    def close(self) -> None:
+        self.executor.close()
+
+
+class _WorkerSlot:
+    """``async with``: hold one of the executor's workers, counted as in flight."""
+
+    def __init__(self, semaphore: asyncio.Semaphore, count: Callable[[int], None]) -> None:
+        self._semaphore = semaphore
+        self._count = count
+
+    async def __aenter__(self) -> None:
+        await self._semaphore.acquire()
+        self._count(+1)
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._count(-1)
+        self._semaphore.release()
+
+
+async def completion_order(
+    tasks: list[asyncio.Task[ExecutionRecord]],
+) -> AsyncIterator[tuple[int, ExecutionRecord]]:
+    """(index, record) for each task as it finishes (done ones first, in index order)."""
+    finished: asyncio.Queue[int] = asyncio.Queue()
+    for index, task in enumerate(tasks):
+        task.add_done_callback(lambda _task, i=index: finished.put_nowait(i))
+    for _ in tasks:
+        index = await finished.get()
+        yield index, tasks[index].result()
