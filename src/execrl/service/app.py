@@ -150,6 +150,10 @@ def _add_error_handlers(app: FastAPI) -> None:
     async def conflict(_request: Request, exc: IdempotencyConflict) -> JSONResponse:
         return _error(409, str(exc))
 
+    @app.exception_handler(_TooLarge)
+    async def body_too_large(_request: Request, exc: _TooLarge) -> JSONResponse:
+        return _error(413, str(exc.detail))
+
     @app.exception_handler(BatchTooLarge)
     async def too_large(_request: Request, exc: BatchTooLarge) -> JSONResponse:
         return _error(422, str(exc))

@@ -1,9 +1,10 @@
 """``serve()``: run the app on uvicorn, with a clean SIGTERM.
 
-SIGTERM or SIGINT: the server stops accepting (``/v1/health`` answers 503 ``draining``, new
-work is refused with 503), finishes every admitted request and the streams sending them, then
-closes the executor (its fork servers and their children) and returns, so the process exits 0
-with nothing left behind. A second signal stops at once.
+SIGTERM or SIGINT: the server stops accepting work (``/v1/health`` answers 503 ``draining``,
+so a balancer or ``RemoteExecutor`` moves on; new work gets 503) but keeps listening until
+every admitted request has finished; then uvicorn closes, waiting for the streams still
+sending records, the executor (its fork servers and their children) is closed and ``serve``
+returns, so the process exits 0 with nothing left behind. A second signal stops at once.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def serve(
         server = _DrainingServer(settings, service)
         if port_file is not None:
             write_port_file(Path(port_file), sock.getsockname()[1])
-        asyncio.run(server.serve_and_drain(sock))
+        asyncio.run(server.serve(sockets=[sock]))
     finally:
         executor.close()
         sock.close()
@@ -102,14 +103,13 @@ class _DrainingServer(uvicorn.Server):
                 signal.signal(sig, handler)
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-        if self.should_exit:
-            self.force_exit = True  # a second signal: stop now
+        if self._service.draining:
+            self.should_exit = self.force_exit = True  # a second signal: stop now
         self._service.start_draining()
-        self.should_exit = True
 
-    async def serve_and_drain(self, sock: socket.socket) -> None:
-        """Serve until a signal (uvicorn then waits for open responses), then wait for any
-        admitted request whose client went away."""
-        await self.serve(sockets=[sock])
-        if not self.force_exit:
-            await self._service.drained()
+    async def on_tick(self, counter: int) -> bool:
+        """Draining: keep listening (health says 503, new work gets 503) until every admitted
+        request has finished, then let uvicorn close, which waits for the open streams."""
+        if self._service.draining and self._service.admitted == 0:
+            self.should_exit = True
+        return await super().on_tick(counter)

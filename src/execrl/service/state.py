@@ -266,11 +266,6 @@ class Service:
         """Take no new work (health answers 503); what is admitted still runs."""
         self.draining = True
 
-    async def drained(self) -> None:
-        """Wait until every admitted request has finished."""
-        while self._tasks:
-            await asyncio.gather(*list(self._tasks), return_exceptions=True)
-
     def close(self) -> None:
         self.executor.close()
 
