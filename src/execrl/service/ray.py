@@ -1,0 +1,585 @@
+"""``RayExecutor``: one sandbox pool per node of a Ray cluster, behind the Executor protocol.
+
+Each node gets one actor (``NodeWorker``) that owns that node's ``LocalExecutor``: fork
+servers pinned to the node's cores, one per worker. The actor is placed on its node by a hard
+``NodeAffinitySchedulingStrategy`` and reserves ``num_cpus`` = its workers, so Ray never packs
+two on a node (we create exactly one per node id) and never schedules other CPU work onto the
+cores it times programs on. It is a threaded actor with ``max_concurrency`` = workers + 2: as
+many requests run at once as it has workers, and a ``describe`` call still gets through.
+
+The caller's side (``RayExecutor``) fans requests out over the actors, never more in flight on
+an actor than it has workers, and collects results with ``ray.wait`` as they finish. An actor
+that dies (``ActorDiedError``, its node lost) or does not answer in time is restarted by Ray
+(``max_restarts``) and takes no new work until a probe says it is back; each of its unfinished
+requests is retried once on a live actor, then becomes an ``inconclusive`` record: never lost,
+never a wrong answer.
+
+Several Ray nodes on one machine (a test cluster, containers sharing cores) split that
+machine's cores between their actors instead of pinning every pool to the same cores.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from execrl.errors import ExecutionError, UsageError
+from execrl.problems.models import Checker, TestCase
+from execrl.sandbox.batch import _progress
+from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
+from execrl.sandbox.isolation import SandboxConfig
+from execrl.sandbox.limits import ExecutionOptions, Limits
+from execrl.sandbox.records import ExecutionRecord, Status, TestResult, inconclusive_record
+
+try:
+    import ray
+    from ray.exceptions import GetTimeoutError, RayError
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+except ImportError as exc:  # the optional extra
+    raise UsageError(
+        f"the Ray executor needs optional packages ({exc.name} is missing); "
+        "install them with `pip install 'execrl[ray]'`"
+    ) from None
+
+BACKEND = "ray"
+START_TIMEOUT_S = 120.0
+"""How long the actors may take to start their pools (a worker process per node, fork
+servers)."""
+POLL_S = 0.2
+"""How often a waiting batch looks at restarting actors and deadlines."""
+DEADLINE_SLACK_S = 60.0
+"""Added to a request's own time budget before it counts as lost on its actor (scheduling,
+transfer, a restart in between)."""
+ATTEMPTS = 2
+"""Spec §6: a request whose actor failed is retried once, then it is inconclusive."""
+
+
+# -- the actor on each node ------------------------------------------------------------------
+class NodeWorker:
+    """One node's sandbox pool, as a Ray actor: ``execute`` and ``capture`` run on its
+    ``LocalExecutor``; ``describe`` says where it runs and how much it has done."""
+
+    def __init__(self, workers: int, share: tuple[int, int], config: SandboxConfig | None):
+        self._cores = share_of_cores(sorted(os.sched_getaffinity(0)), share)
+        self._executor = LocalExecutor(workers=workers, cores=self._cores, config=config)
+        self._executed = 0
+        self._count_lock = threading.Lock()
+
+    def describe(self) -> dict[str, Any]:
+        """Where this actor runs (node id, pid, cores) and how many requests it executed."""
+        return {
+            "node_id": ray.get_runtime_context().get_node_id(),
+            "pid": os.getpid(),
+            "workers": self._executor.workers,
+            "cores": self._cores,
+            "isolation": self._executor.isolation,
+            "executed": self._executed,
+        }
+
+    def execute(self, request: ExecutionRequest) -> ExecutionRecord:
+        record = self._executor.execute(request)
+        with self._count_lock:
+            self._executed += 1
+        return record
+
+    def capture(self, program: str, stdin: str, limits: Limits | None) -> tuple[TestResult, str]:
+        return self._executor.capture(program, stdin, limits)
+
+
+def share_of_cores(available: list[int], share: tuple[int, int]) -> list[int]:
+    """The cores actor ``k`` of ``n`` on one machine pins its workers to: every n-th core from
+    the k-th (all of them when the machine has fewer cores than actors)."""
+    k, n = share
+    return available[k::n] or available
+
+
+# -- the caller's view of the actors ---------------------------------------------------------
+@dataclass(eq=False)
+class _Slot:
+    """One node's actor as the dispatcher sees it."""
+
+    node_id: str
+    host: str
+    actor: Any
+    workers: int
+    in_flight: int = 0
+    state: str = "live"
+    """``live`` (takes work), ``checking`` (failed; a probe waits for Ray's restart) or
+    ``dead`` (restarts used up, or its node is gone)."""
+    probe: Any = None
+    isolation: list[str] = field(default_factory=list)
+
+    @property
+    def free(self) -> int:
+        return self.workers - self.in_flight if self.state == "live" else 0
+
+
+@dataclass(eq=False)
+class _Job:
+    """One call to make on some actor: ``method(*args)``; ``lost(reason)`` is its result when
+    no actor could run it."""
+
+    index: int
+    method: str
+    args: tuple
+    lost: Callable[[str], Any]
+    budget_s: float
+    attempts: int = 0
+    avoid: _Slot | None = None
+
+
+@dataclass(eq=False)
+class _Running:
+    job: _Job
+    slot: _Slot
+    deadline: float
+
+
+@dataclass
+class _Failure:
+    """An exception raised while driving a batch, carried to the event loop."""
+
+    exc: BaseException
+
+
+_END = object()
+
+
+@dataclass
+class _NodeChoice:
+    """The nodes an executor uses and the workers each gets."""
+
+    nodes: list[dict] = field(default_factory=list)
+    workers: list[int] = field(default_factory=list)
+
+
+class RayExecutor:
+    """Runs ExecutionRequests on every node of a Ray cluster, one LocalExecutor per node.
+
+    ``address``: ``None`` lets ``ray.init`` find a cluster (``$RAY_ADDRESS``, one started on
+    this machine) or start a local one; ``"auto"``, ``"HOST:PORT"`` (the head's GCS) or
+    ``"ray://HOST:PORT"`` (the Ray client, ``pip install 'ray[client]'``). An already
+    connected process is used as it is, and left connected on ``close()``.
+    ``workers_per_node``: sandbox workers on each node (default: the node's CPUs in Ray).
+    ``nodes``: node ids or IP addresses to use (default: every alive node with a CPU).
+    ``max_restarts``: how often Ray restarts a node's actor after it dies.
+    """
+
+    backend = BACKEND
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        workers_per_node: int | None = None,
+        nodes: list[str] | None = None,
+        config: SandboxConfig | None = None,
+        max_restarts: int = 3,
+    ) -> None:
+        if workers_per_node is not None and workers_per_node < 1:
+            raise UsageError(f"workers_per_node must be at least 1, got {workers_per_node}")
+        self._owns_ray = _connect(address)
+        self._lock = threading.Condition()
+        self._closed = False
+        choice = _choose_nodes(ray.nodes(), nodes, workers_per_node)
+        self._slots = _start_actors(choice, config, max_restarts)
+        self.workers = sum(slot.workers for slot in self._slots)
+        self._isolation = self._slots[0].isolation
+        self._threads = ThreadPoolExecutor(
+            max_workers=self.workers, thread_name_prefix="execrl-ray"
+        )
+
+    @property
+    def isolation(self) -> list[str]:
+        """The protections of the nodes' sandboxes (the first node's, as every node runs the
+        same set-up)."""
+        return self._isolation
+
+    # -- the common case ---------------------------------------------------------------------
+    def run(
+        self,
+        program: str,
+        tests: list[TestCase],
+        limits: Limits | None = None,
+        *,
+        checker: Checker | None = None,
+        options: ExecutionOptions | None = None,
+        problem_id: str = "",
+    ) -> ExecutionRecord:
+        request = ExecutionRequest(
+            program=program,
+            tests=tests,
+            checker=checker or Checker(),
+            limits=limits or Limits(),
+            options=options or ExecutionOptions(),
+            problem_id=problem_id,
+        )
+        return self.execute(request)
+
+    def execute(self, request: ExecutionRequest) -> ExecutionRecord:
+        """Run one request on the least busy live actor (blocks until done)."""
+        return _only(self._stream([_execute_job(0, request)]))
+
+    def capture(
+        self, program: str, stdin: str, limits: Limits | None = None
+    ) -> tuple[TestResult, str]:
+        """``LocalExecutor.capture`` on some node: (verdict without comparison, stdout); an
+        inconclusive verdict and no output when no actor could run it."""
+        limits = limits or Limits()
+
+        def lost(reason: str) -> tuple[TestResult, str]:
+            return TestResult(test_id="capture", status=Status.INCONCLUSIVE, detail=reason), ""
+
+        job = _Job(0, "capture", (program, stdin, limits), lost, _budget_s(limits, 1, 1))
+        return _only(self._stream([job]))
+
+    def run_batch(
+        self,
+        requests: Iterable[ExecutionRequest],
+        *,
+        progress: bool = True,
+        description: str = "executing",
+    ) -> Iterator[ExecutionRecord]:
+        """Run requests on every node; yields records in request order as they complete."""
+        requests = list(requests)
+        finished: dict[int, ExecutionRecord] = {}
+        next_index = 0
+        with _progress(progress) as bar:
+            task = bar.add_task(description, total=len(requests))
+            for index, record in self._stream(_execute_jobs(requests)):
+                bar.advance(task)
+                finished[index] = record
+                while next_index in finished:
+                    yield finished.pop(next_index)
+                    next_index += 1
+
+    async def arun(self, request: ExecutionRequest) -> ExecutionRecord:
+        """asyncio: run one request without blocking the event loop."""
+        return await asyncio.get_running_loop().run_in_executor(
+            self._threads, self.execute, request
+        )
+
+    async def arun_batch(
+        self, requests: Iterable[ExecutionRequest]
+    ) -> AsyncIterator[ExecutionRecord]:
+        """asyncio: yields records as they complete (completion order). One thread drives the
+        batch and hands each record to the event loop."""
+        loop = asyncio.get_running_loop()
+        results: asyncio.Queue = asyncio.Queue()
+        stop = threading.Event()
+        jobs = _execute_jobs(list(requests))
+        thread = threading.Thread(target=self._drive, args=(jobs, loop, results, stop), daemon=True)
+        thread.start()
+        try:
+            while (item := await results.get()) is not _END:
+                if isinstance(item, _Failure):
+                    raise item.exc
+                yield item
+        finally:
+            stop.set()
+
+    def node_stats(self) -> list[dict[str, Any]]:
+        """Each actor's ``describe()``: node id, pid, workers, cores, requests executed (a dead
+        actor's entry says ``{"node_id": ..., "state": "dead"}``)."""
+        stats = []
+        for slot in self._slots:
+            try:
+                stats.append({**ray.get(slot.actor.describe.remote(), timeout=30), "state": "live"})
+            except (RayError, GetTimeoutError):
+                stats.append({"node_id": slot.node_id, "state": "dead"})
+        return stats
+
+    def close(self) -> None:
+        """Stop every actor (their pools close with their processes); disconnect from Ray if
+        this executor connected."""
+        if self._closed:
+            return
+        self._closed = True
+        self._threads.shutdown(wait=False, cancel_futures=True)
+        for slot in self._slots:
+            with contextlib.suppress(RayError, ValueError):
+                ray.kill(slot.actor, no_restart=True)
+        if self._owns_ray:
+            ray.shutdown()
+
+    def __enter__(self) -> RayExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- fanning jobs out over the actors ----------------------------------------------------
+    def _stream(self, jobs: list[_Job]) -> Iterator[tuple[int, Any]]:
+        """Yields ``(job.index, result)`` for every job exactly once, in completion order."""
+        pending: deque[_Job] = deque(jobs)
+        running: dict[Any, _Running] = {}
+        try:
+            while pending or running:
+                self._check_probes()
+                self._dispatch(pending, running)
+                if not running:
+                    if self._usable():
+                        self._wait_for_capacity()
+                        continue
+                    while pending:  # every actor is dead: nothing can run them
+                        job = pending.popleft()
+                        yield job.index, job.lost("no live Ray actor to run it on")
+                    break
+                yield from self._collect(running, pending)
+        finally:
+            for ref, run in running.items():  # the caller stopped early
+                self._release(run.slot)
+                with contextlib.suppress(RayError, TypeError, ValueError):
+                    ray.cancel(ref)
+
+    def _collect(
+        self, running: dict[Any, _Running], pending: deque[_Job]
+    ) -> Iterator[tuple[int, Any]]:
+        """Wait up to POLL_S for finished calls: yield their results; send failed ones back to
+        ``pending`` (first failure) or yield them as lost (second)."""
+        ready, _ = ray.wait(list(running), num_returns=1, timeout=POLL_S)
+        ready, _ = (
+            ray.wait(list(running), num_returns=len(running), timeout=0) if ready else ([], [])
+        )
+        failed: list[tuple[_Running, str]] = []
+        for ref in ready:
+            run = running.pop(ref)
+            self._release(run.slot)
+            try:
+                yield run.job.index, _as_ray_result(ray.get(ref))
+            except RayError as exc:
+                failed.append((run, _reason(exc)))
+        now = time.monotonic()
+        for ref in [ref for ref, run in running.items() if run.deadline < now]:
+            run = running.pop(ref)
+            self._release(run.slot)
+            with contextlib.suppress(RayError, TypeError, ValueError):
+                ray.cancel(ref)
+            failed.append((run, f"no answer from its Ray actor in {run.job.budget_s:.0f} s"))
+        for run, reason in failed:
+            self._suspect(run.slot)
+            if run.job.attempts < ATTEMPTS:
+                run.job.avoid = run.slot
+                pending.appendleft(run.job)
+            else:
+                yield run.job.index, run.job.lost(f"Ray actor failed twice: {reason}")
+
+    def _dispatch(self, pending: deque[_Job], running: dict[Any, _Running]) -> None:
+        """Send pending jobs to live actors with free workers (most free first, not back to
+        the actor a retried job failed on while another has room)."""
+        while pending:
+            job = pending[0]
+            with self._lock:
+                slot = _pick(self._slots, job.avoid)
+                if slot is None:
+                    return
+                slot.in_flight += 1
+            pending.popleft()
+            job.attempts += 1
+            ref = getattr(slot.actor, job.method).remote(*job.args)
+            running[ref] = _Running(job, slot, time.monotonic() + job.budget_s)
+
+    def _release(self, slot: _Slot) -> None:
+        with self._lock:
+            slot.in_flight -= 1
+            self._lock.notify_all()
+
+    def _suspect(self, slot: _Slot) -> None:
+        """An actor failed a call: no new work until a probe answers (Ray restarts it)."""
+        with self._lock:
+            if slot.state == "live":
+                slot.state = "checking"
+                slot.probe = slot.actor.describe.remote()
+
+    def _check_probes(self) -> None:
+        """Actors whose probe answered are live again; those whose probe failed are dead."""
+        with self._lock:
+            checking = [slot for slot in self._slots if slot.state == "checking"]
+        if not checking:
+            return
+        probes = [slot.probe for slot in checking]
+        ready, _ = ray.wait(probes, num_returns=len(probes), timeout=0)
+        for slot in checking:
+            if slot.probe in ready:
+                self._settle(slot)
+
+    def _settle(self, slot: _Slot) -> None:
+        try:
+            ray.get(slot.probe)
+            state = "live"
+        except RayError as exc:
+            state = "dead"
+            logging.getLogger(__name__).warning("Ray actor on %s is gone: %s", slot.host, exc)
+        with self._lock:
+            if slot.state == "checking":
+                slot.state, slot.probe = state, None
+            self._lock.notify_all()
+
+    def _usable(self) -> bool:
+        with self._lock:
+            return any(slot.state != "dead" for slot in self._slots)
+
+    def _wait_for_capacity(self) -> None:
+        """Nothing of ours runs and no actor has room (other batches hold it, or an actor is
+        restarting): wait until something is released."""
+        with self._lock:
+            self._lock.wait(timeout=POLL_S)
+
+    def _drive(
+        self,
+        jobs: list[_Job],
+        loop: asyncio.AbstractEventLoop,
+        results: asyncio.Queue,
+        stop: threading.Event,
+    ) -> None:
+        """``arun_batch``'s thread: run the batch, put each record on the loop's queue."""
+
+        def put(item: object) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody is listening
+                loop.call_soon_threadsafe(results.put_nowait, item)
+
+        stream = self._stream(jobs)
+        try:
+            for _, record in stream:
+                put(record)
+                if stop.is_set():
+                    break
+        except BaseException as exc:  # handed to the caller, raised there
+            put(_Failure(exc))
+        finally:
+            stream.close()
+            put(_END)
+
+
+# -- set-up ----------------------------------------------------------------------------------
+def _connect(address: str | None) -> bool:
+    """Connect this process to Ray; True when this executor did it (and disconnects)."""
+    if ray.is_initialized():
+        return False
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    try:
+        ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        where = address or "the default address"
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ExecutionError(f"cannot connect to the Ray cluster at {where}: {first}") from None
+    return True
+
+
+def _choose_nodes(
+    table: list[dict], wanted: list[str] | None, workers_per_node: int | None
+) -> _NodeChoice:
+    """The alive nodes with CPUs (or those named by id or IP), and each one's workers."""
+    alive = [n for n in table if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) >= 1]
+    if wanted is not None:
+        names = set(wanted)
+        alive = [n for n in alive if n["NodeID"] in names or n["NodeManagerAddress"] in names]
+    if not alive:
+        which = f" among {sorted(wanted)}" if wanted is not None else ""
+        raise ExecutionError(f"the Ray cluster has no alive node with a CPU{which}")
+    workers = [workers_per_node or int(n["Resources"]["CPU"]) for n in alive]
+    return _NodeChoice(alive, workers)
+
+
+def _start_actors(
+    choice: _NodeChoice, config: SandboxConfig | None, max_restarts: int
+) -> list[_Slot]:
+    """One NodeWorker per chosen node, pinned there; waits until every pool has started. A
+    node whose actor cannot start is left out (an ExecutionError when none can)."""
+    remote = ray.remote(NodeWorker)
+    hosts = [node["NodeManagerAddress"] for node in choice.nodes]
+    slots = []
+    for node, workers, share in zip(choice.nodes, choice.workers, _shares(hosts), strict=True):
+        actor = remote.options(
+            num_cpus=min(workers, node["Resources"]["CPU"]),
+            max_concurrency=workers + 2,
+            max_restarts=max_restarts,
+            max_task_retries=0,
+            scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False),
+        ).remote(workers, share, config)
+        slots.append(_Slot(node["NodeID"], node["NodeManagerAddress"], actor, workers))
+    return _started(slots)
+
+
+def _started(slots: list[_Slot]) -> list[_Slot]:
+    probes = {slot: slot.actor.describe.remote() for slot in slots}
+    ready, _ = ray.wait(list(probes.values()), num_returns=len(probes), timeout=START_TIMEOUT_S)
+    started, failures = [], []
+    for slot, probe in probes.items():
+        try:
+            if probe not in ready:
+                raise GetTimeoutError(f"not started after {START_TIMEOUT_S:.0f} s")
+            slot.isolation = ray.get(probe)["isolation"]
+            started.append(slot)
+        except (RayError, GetTimeoutError) as exc:
+            failures.append(f"{slot.host} ({slot.node_id[:8]}): {_reason(exc)}")
+            with contextlib.suppress(RayError, ValueError):
+                ray.kill(slot.actor, no_restart=True)
+    if not started:
+        raise ExecutionError(f"no Ray node could start a sandbox pool: {'; '.join(failures)}")
+    for failure in failures:
+        logging.getLogger(__name__).warning("Ray node left out: %s", failure)
+    return started
+
+
+def _shares(hosts: list[str]) -> list[tuple[int, int]]:
+    """For each node, (its position among the nodes on the same machine, how many there are),
+    so nodes sharing a machine pin their workers to different cores."""
+    count = {host: hosts.count(host) for host in hosts}
+    seen: dict[str, itertools.count] = {}
+    return [(next(seen.setdefault(h, itertools.count())), count[h]) for h in hosts]
+
+
+# -- jobs, results, reasons ------------------------------------------------------------------
+def _execute_job(index: int, request: ExecutionRequest) -> _Job:
+    def lost(reason: str) -> ExecutionRecord:
+        return inconclusive_record(request, reason, backend=BACKEND)
+
+    budget = _budget_s(request.limits, len(request.tests), request.options.repeats)
+    return _Job(index, "execute", (request,), lost, budget)
+
+
+def _execute_jobs(requests: list[ExecutionRequest]) -> list[_Job]:
+    return [_execute_job(i, request) for i, request in enumerate(requests)]
+
+
+def _budget_s(limits: Limits, tests: int, repeats: int) -> float:
+    """How long a request may take on its actor before it counts as lost there: every test's
+    every repeat at the wall-clock limit, plus a second each and DEADLINE_SLACK_S."""
+    return max(1, tests) * repeats * (limits.wall_limit_s + 1.0) + DEADLINE_SLACK_S
+
+
+def _only(stream: Iterator[tuple[int, Any]]) -> Any:
+    """The one result of a one-job stream (run to its end, so it cleans up)."""
+    [(_, result)] = list(stream)
+    return result
+
+
+def _as_ray_result(result: Any) -> Any:
+    """A record as this executor's: ``backend`` says it came through Ray."""
+    if isinstance(result, ExecutionRecord):
+        return result.model_copy(update={"backend": BACKEND})
+    return result
+
+
+def _pick(slots: list[_Slot], avoid: _Slot | None) -> _Slot | None:
+    """The live slot with the most free workers, preferring any but ``avoid``."""
+    free = [slot for slot in slots if slot.free > 0]
+    others = [slot for slot in free if slot is not avoid] or free
+    return max(others, key=lambda slot: slot.free, default=None)
+
+
+def _reason(exc: BaseException) -> str:
+    """One line for a record's detail: the Ray error's class and its first line."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__

@@ -1,0 +1,196 @@
+"""A real, small Ray cluster on 127.0.0.1 for tests: a head node and a second node, two raylet
+processes on this machine, started with ``ray start --block`` and stopped by the test that
+started them.
+
+Each node is one ``ray start --block`` process in its own session; stopping the cluster sends
+it SIGTERM (Ray's own shutdown hook stops that node's processes), then SIGKILLs by pid whatever
+of the processes it started is still there, so nothing is left behind and nothing another user
+of this machine started (another Ray cluster) is touched: ``ray stop`` would stop them all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+RAY = str(Path(sys.executable).with_name("ray"))
+OBJECT_STORE_BYTES = 100 * 1024 * 1024
+"""Per node: the smallest store Ray accepts comfortably; the records are small."""
+START_TIMEOUT_S = 60.0
+QUIET_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DEDUP_LOGS": "0"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class LocalRayCluster:
+    """A running cluster: its GCS ``address`` and one ``ray start --block`` process per node."""
+
+    address: str
+    temp_dir: Path
+    nodes: list[subprocess.Popen] = field(default_factory=list)
+
+    def stop(self) -> None:
+        """Stop every node and every process they started; remove the temp dir."""
+        started = {pid for node in self.nodes for pid in _descendants(node.pid)}
+        for node in reversed(self.nodes):  # the second node first, the head last
+            _terminate(node)
+        for pid in started:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(self.temp_dir, ignore_errors=True)
+
+    def leftover_pids(self) -> list[int]:
+        """Processes whose command line names this cluster's temp dir (none after ``stop``)."""
+        return [pid for pid in _all_pids() if str(self.temp_dir) in _cmdline(pid)]
+
+
+def start_cluster(nodes: int = 2, cpus_per_node: int = 1) -> LocalRayCluster:
+    """A head and ``nodes - 1`` more node processes on 127.0.0.1, ready to connect to."""
+    temp_dir = Path(tempfile.mkdtemp(prefix="execrl-ray-", dir="/tmp"))
+    port = free_port()
+    cluster = LocalRayCluster(address=f"127.0.0.1:{port}", temp_dir=temp_dir)
+    try:
+        cluster.nodes.append(_start_node(cluster, cpus_per_node, head_port=port))
+        _wait_for_nodes(cluster, 1)
+        for _ in range(nodes - 1):
+            cluster.nodes.append(_start_node(cluster, cpus_per_node))
+        _wait_for_nodes(cluster, nodes)
+    except BaseException:
+        cluster.stop()
+        raise
+    return cluster
+
+
+@contextlib.contextmanager
+def ray_cluster(nodes: int = 2, cpus_per_node: int = 1) -> Iterator[LocalRayCluster]:
+    cluster = start_cluster(nodes, cpus_per_node)
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+def _start_node(
+    cluster: LocalRayCluster, cpus: int, head_port: int | None = None
+) -> subprocess.Popen:
+    """One ``ray start --block`` process; its own ports so it collides with no other node."""
+    args = [
+        RAY, "start", "--block", "--disable-usage-stats",
+        "--node-ip-address", "127.0.0.1",
+        "--num-cpus", str(cpus), "--num-gpus", "0",
+        "--object-store-memory", str(OBJECT_STORE_BYTES),
+        "--dashboard-agent-listen-port", str(free_port()), "--dashboard-port", str(free_port()),
+        "--metrics-export-port", str(free_port()),
+        "--runtime-env-agent-port", str(free_port()),
+    ]  # fmt: skip
+    if head_port is not None:
+        args += ["--head", "--port", str(head_port), "--include-dashboard", "false"]
+        args += ["--temp-dir", str(cluster.temp_dir)]
+    else:
+        args += ["--address", cluster.address]
+    log = open(cluster.temp_dir / f"node-{len(cluster.nodes)}.log", "wb")  # noqa: SIM115
+    return subprocess.Popen(
+        args,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, **QUIET_ENV},
+        start_new_session=True,
+    )
+
+
+def _wait_for_nodes(cluster: LocalRayCluster, count: int) -> None:
+    """Block until the GCS lists ``count`` alive nodes (a node that died is a RuntimeError
+    quoting its log)."""
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        for i, node in enumerate(cluster.nodes):
+            if node.poll() is not None:
+                log = (cluster.temp_dir / f"node-{i}.log").read_text(errors="replace")
+                raise RuntimeError(f"ray node {i} exited {node.returncode}:\n{log[-3000:]}")
+        if _alive_nodes(cluster.address) >= count:
+            return
+        time.sleep(0.5)
+    raise RuntimeError(f"the Ray cluster at {cluster.address} has not {count} nodes after 60 s")
+
+
+def _alive_nodes(address: str) -> int:
+    """How many nodes the GCS at ``address`` lists as alive (0 while it is not up)."""
+    script = (
+        "import ray._private.state as s, ray\n"
+        "from ray._raylet import GcsClientOptions\n"
+        "g = s.GlobalState()\n"
+        f"g._initialize_global_state(GcsClientOptions.create({address!r}, None, "
+        "allow_cluster_id_nil=True, fetch_cluster_id_if_nil=False))\n"
+        "print(sum(n['Alive'] for n in g.node_table()))\n"
+    )
+    try:
+        out = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            env={**os.environ, **QUIET_ENV},
+        )
+        return int(out.stdout.strip().splitlines()[-1])
+    except (subprocess.TimeoutExpired, ValueError, IndexError):
+        return 0
+
+
+def _terminate(node: subprocess.Popen) -> None:
+    if node.poll() is None:
+        node.send_signal(signal.SIGTERM)
+        try:
+            node.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            node.kill()
+            node.wait()
+
+
+def _all_pids() -> list[int]:
+    return [int(p) for p in os.listdir("/proc") if p.isdigit()]
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def _descendants(root: int) -> set[int]:
+    """Every process below ``root`` now (children, grandchildren, ...)."""
+    children: dict[int, list[int]] = {}
+    for pid in _all_pids():
+        parent = _parent(pid)
+        if parent is not None:
+            children.setdefault(parent, []).append(pid)
+    found, stack = set(), [root]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.add(child)
+            stack.append(child)
+    return found
