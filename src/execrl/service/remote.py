@@ -70,6 +70,8 @@ except ImportError as exc:  # the serve extra
 
 BACKEND = "remote"
 HEALTH_TIMEOUT_S = 2.0
+ONE_SHOT = {"Connection": "close"}
+"""Headers of the rare calls (``/v1/info``, ``/v1/health``), which do not keep a connection."""
 RETRY_AFTER_MAX_S = 60.0
 """The longest a 429's Retry-After is honoured at once (a longer one is waited in steps)."""
 
@@ -401,12 +403,15 @@ class RemoteExecutor:
             limits=httpx.Limits(max_connections=None, max_keepalive_connections=64),
         )
         self._changed = asyncio.Condition()
-        await asyncio.gather(*(self._discover(s) for s in self._servers))
-        if not any(s.workers for s in self._servers):
-            raise ExecutionError(
-                f"no execrl server answered at {', '.join(self.urls)}: start one with "
-                "`execrl serve` or check the URLs"
-            )
+        for attempt in range(self.retries + 1):  # a flaky network at start is retried too
+            await asyncio.gather(*(self._discover(s) for s in self._servers if not s.workers))
+            if any(s.workers for s in self._servers):
+                return
+            await asyncio.sleep(self._jitter(attempt + 1))
+        raise ExecutionError(
+            f"no execrl server answered at {', '.join(self.urls)}: start one with "
+            "`execrl serve` or check the URLs"
+        )
 
     async def _shutdown(self) -> None:
         """Cancel what still runs on the loop (probes, an abandoned batch), close the pool."""
@@ -420,8 +425,8 @@ class RemoteExecutor:
 
     async def _discover(self, server: _Server) -> None:
         """Read a server's ``/v1/info``; an unreachable one starts marked down."""
-        try:
-            response = await self._client.get(f"{server.url}/v1/info")
+        try:  # (a connection of its own: the pool is for streams)
+            response = await self._client.get(f"{server.url}/v1/info", headers=ONE_SHOT)
         except httpx.HTTPError:
             self._mark_down(server)
             return
@@ -663,7 +668,9 @@ class RemoteExecutor:
         """``/v1/health``: up again on a 200 (reading ``/v1/info`` if it was never seen)."""
         self.stats.probes += 1
         try:
-            response = await self._client.get(f"{server.url}/v1/health", timeout=HEALTH_TIMEOUT_S)
+            response = await self._client.get(
+                f"{server.url}/v1/health", timeout=HEALTH_TIMEOUT_S, headers=ONE_SHOT
+            )
             healthy = response.status_code == 200
             if healthy and not server.workers:
                 await self._discover(server)
