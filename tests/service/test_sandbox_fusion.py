@@ -91,6 +91,7 @@ def test_run_timeout_is_the_cpu_limit_and_memory_limit_applies_when_positive():
         ({"files": {"data.txt": "aGVsbG8="}}, "files"),
         ({"fetch_files": ["out.txt"]}, "fetch_files"),
         ({"run_timeout": 0}, "run_timeout"),
+        ({"code": "print('\ud800')"}, "code"),  # a lone surrogate reaches no program
     ],
 )
 def test_what_execrl_cannot_do_is_refused_naming_the_field(fields, field):
@@ -185,6 +186,12 @@ def test_an_input_output_row_with_fn_name_becomes_call_tests():
     assert judged.request.checker.kind == "apps"
 
 
+def test_a_null_stdin_or_stdout_is_empty_text():
+    row = {"id": 7, "test": [{"input": {"stdin": None}, "output": {"stdout": None}}]}
+    tests = submission(submit_body(row, ADD_STDIO)).request.tests
+    assert tests == [StdioTest(id="test-0", input="", output="")]
+
+
 def test_the_row_is_found_by_id_in_a_list():
     other = {**ADD_STDIO_ROW, "id": 8, "test": ADD_STDIO_ROW["test"][:1]}
     body = submit_body([other, ADD_STDIO_ROW], ADD_STDIO, problem_id="7")
@@ -212,6 +219,13 @@ def test_the_row_is_found_by_id_in_a_list():
             {},
             400,
             "'cpp'",
+        ),
+        ({"id": 7, "test": ["assert f()"], "labels": {"test_setup_code": 5}}, {}, 422, "prelude"),
+        (
+            {"id": 7, "input_output": {"inputs": [[1]], "outputs": [1], "fn_name": 5}},
+            {},
+            422,
+            "fn_name",
         ),
     ],
 )

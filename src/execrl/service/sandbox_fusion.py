@@ -27,6 +27,7 @@ A sandbox failure is ``SandboxError`` (never a failed run), as SandboxFusion rep
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -35,7 +36,7 @@ from enum import StrEnum
 from typing import Any, Literal, NamedTuple
 
 from fastapi import APIRouter, HTTPException, Request
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from execrl.errors import LoaderError, UsageError
 from execrl.problems._rows import decode_json_field
@@ -88,6 +89,16 @@ def _python_only(value: Any) -> Any:
     return value
 
 
+def _unicode(value: Any) -> Any:
+    """Text with a lone surrogate (a JSON ``\\ud800`` escape) can reach no program and be sent
+    back in no answer: refused, naming the field."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("not valid Unicode text (it holds a lone surrogate)") from None
+    return value
+
+
 class RunCodeRequest(BaseModel):
     """``POST /run_code``'s body (SandboxFusion's ``RunCodeRequest``; unknown fields are
     ignored, as SandboxFusion ignores them)."""
@@ -111,6 +122,7 @@ class RunCodeRequest(BaseModel):
     args: list[str] = Field(default_factory=list, description="pytest's arguments: must be empty")
 
     check_language = field_validator("language", mode="before")(_python_only)
+    check_text = field_validator("code", "stdin")(_unicode)
 
     @field_validator("files")
     @classmethod
@@ -167,6 +179,7 @@ class TestConfig(BaseModel):
     extra: dict[str, Any] = Field(default_factory=dict)
 
     check_language = field_validator("language", mode="before")(_python_only)
+    check_text = field_validator("provided_data")(_unicode)
 
     @field_validator("custom_extract_logic")
     @classmethod
@@ -184,6 +197,8 @@ class SubmitRequest(BaseModel):
     id: int | str
     completion: str
     config: TestConfig
+
+    check_text = field_validator("dataset", "id", "completion")(_unicode)
 
 
 class EvalTestCase(BaseModel):
@@ -367,15 +382,21 @@ def submission(body: SubmitRequest) -> Submission:
     tests = _PARSERS[dataset_type(body, row)](row, code)
     if not tests.tests:
         raise SubmitError(422, "the problem has no tests", ("test",))
-    request = ExecutionRequest(
-        program=code,
-        tests=tests.tests,
-        checker=tests.checker,
-        limits=run_limits(body.config.run_timeout or SUBMIT_RUN_TIMEOUT_S),
-        problem_id=f"{body.dataset}/{body.id}",
-        prelude=tests.prelude,
-        stdin_as_function=tests.stdin_as_function,
-    )
+    try:
+        request = ExecutionRequest(
+            program=code,
+            tests=tests.tests,
+            checker=tests.checker,
+            limits=run_limits(body.config.run_timeout or SUBMIT_RUN_TIMEOUT_S),
+            problem_id=f"{body.dataset}/{body.id}",
+            prelude=tests.prelude,
+            stdin_as_function=tests.stdin_as_function,
+        )
+    except ValidationError as exc:  # e.g. a setup code that is not a string
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        message = f"the row does not make a valid request ({where}: {first['msg']})"
+        raise SubmitError(422, message) from None
     return Submission(request, tests, code, extracted_type)
 
 
@@ -456,8 +477,12 @@ def _stdio_case(index: int, case: dict[str, Any]) -> StdioTest:
         raise SubmitError(
             400, f"test {index} reads or writes files {files}: execrl gives programs no files"
         )
-    stdin, stdout = given.get("stdin", ""), wanted.get("stdout", "")
-    return StdioTest(id=f"test-{index}", input=str(stdin), output=str(stdout))
+    stdin, stdout = given.get("stdin"), wanted.get("stdout")
+    return StdioTest(id=f"test-{index}", input=_text(stdin), output=_text(stdout))
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
 
 
 def _input_output_tests(io: Any) -> Tests:
@@ -469,6 +494,8 @@ def _input_output_tests(io: Any) -> Tests:
             422, "needs lists 'inputs' and 'outputs' of one length", ("input_output",)
         )
     fn_name = io.get("fn_name") or None
+    if fn_name is not None and not isinstance(fn_name, str):
+        raise SubmitError(422, "'fn_name' should be a function's name", ("input_output",))
     pairs = list(enumerate(zip(inputs, outputs, strict=True)))
     info = [
         {"input": given, "output": wanted} for given, wanted in zip(inputs, outputs, strict=True)
@@ -519,7 +546,8 @@ def _entry_point(code: str, test_code: str) -> str:
     are only used to connect the two processes; the verdict does not depend on the choice)."""
     try:
         return mbpp_entry_point(code, test_code.splitlines(), where="completion")
-    except LoaderError:  # the program defines no function: the test code's calls will fail
+    except (LoaderError, ValueError, RecursionError, MemoryError):
+        # no function found (or code too deep to parse): the test code's calls will fail
         return "solution"
 
 
