@@ -9,6 +9,8 @@ import secrets
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from execrl.problems.models import AssertTest, CallTest, StdioTest
 from execrl.sandbox.records import Status, TestResult
@@ -237,6 +239,33 @@ def test_a_submit_that_cannot_be_judged_is_a_4xx_naming_why(row, config, status,
         submission(body)
     assert caught.value.status == status
     assert caught.value.http().status_code == status
+
+
+_KEYS = ["stdin", "stdout", "input", "output", "code", "asset", "inputs", "outputs", "fn_name"]
+_KEYS += ["test_setup_code", "execution_language"]
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(_KEYS), inner),
+    max_leaves=12,
+)
+fields = json_values | json_values.map(json.dumps)
+rows = st.fixed_dictionaries(
+    {"id": st.just(7)},
+    optional={"test": fields, "input_output": fields, "labels": fields},
+)
+types = st.sampled_from([None, "CommonOJDataset", "AutoEvalDataset", "MBPPDataset"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(row=rows, kind=types, completion=st.sampled_from([ADD_STDIO, ADD_FUNCTION, "", "x"]))
+def test_any_row_is_judged_or_refused_with_a_4xx(row, kind, completion):
+    body = submit_body(row, completion, dataset_type=kind)
+    try:
+        judged = submission(body)
+    except SubmitError as exc:
+        assert exc.status in (400, 404, 422)
+    else:
+        assert len(judged.request.tests) == len(judged.tests.test_info) > 0
 
 
 def test_custom_extract_logic_is_refused_it_would_run_in_the_server():

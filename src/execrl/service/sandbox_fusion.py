@@ -10,17 +10,17 @@ what is supported, what is supported differently and what is not, with the reaso
 
 How execrl's verdicts read in SandboxFusion's terms (``run_code_outcome``):
 
-=================  =========  ==========================  ===========================
-execrl status      status     run_result.status           run_result.return_code
-=================  =========  ==========================  ===========================
-success            Success    Finished                    0
-runtime_error      Failed     Finished                    the exit code, or -signal
-compile_error      Failed     Finished                    1 (Python's SyntaxError exit)
-memory_limit       Failed     Finished                    1 (a MemoryError)
-output_limit       Failed     Finished                    -9 (killed), 1 for a file
-timeout            Failed     TimeLimitExceeded           null
-inconclusive       SandboxErr Error                       null
-=================  =========  ==========================  ===========================
+=================  ============  ===================  ===============================
+execrl status      status        run_result.status    run_result.return_code
+=================  ============  ===================  ===============================
+success            Success       Finished             0
+runtime_error      Failed        Finished             the exit code, or -signal
+compile_error      Failed        Finished             1 (Python's SyntaxError exit)
+memory_limit       Failed        Finished             1 (a MemoryError)
+output_limit       Failed        Finished             -9 (killed), 1 for a file
+timeout            Failed        TimeLimitExceeded    null
+inconclusive       SandboxError  Error                null
+=================  ============  ===================  ===============================
 
 A sandbox failure is ``SandboxError`` (never a failed run), as SandboxFusion reports its own.
 """
@@ -296,7 +296,7 @@ def program_stderr(result: TestResult) -> str:
         return last
     if status in (Status.RUNTIME_ERROR, Status.COMPILE_ERROR, Status.MEMORY_LIMIT):
         return "" if _EXIT_CODE.match(detail) or _KILLED_BY.match(detail) else detail
-    if status is Status.WRONG_ANSWER and detail.startswith(("AssertionError", "the program")):
+    if status is Status.WRONG_ANSWER and detail.startswith("AssertionError"):
         return detail  # an assertion of the test code, as Python prints it
     return ""
 
