@@ -1,15 +1,17 @@
 """A real TCP proxy on 127.0.0.1 that injects network faults between a client and a server.
 
 ``with FaultyProxy(upstream_port, drop=0.2, delay=0.2, cut=0.2) as proxy:`` forwards every
-connection to ``127.0.0.1:upstream_port`` and, per connection, chooses one action (seeded):
+connection to ``127.0.0.1:upstream_port`` and, for every HTTP request on it (a client chunk
+that starts with a method: HTTP/1.1 clients such as httpx send one request at a time, so a
+kept-alive connection is faulted per request too), chooses one action (seeded):
 
-- ``drop``: reset the connection as soon as it is accepted (nothing reaches the server);
-- ``delay``: hold the connection ``delay_s`` before forwarding anything;
+- ``drop``: close the connection instead of forwarding the request (the server gets nothing);
+- ``delay``: hold the request ``delay_s`` before forwarding it;
 - ``cut``: forward the request, then close both sides after a random number of response
   bytes in ``cut_bytes`` (a stream cut mid-way, after the server got the whole request);
 - ``pass``: forward untouched.
 
-``faulty={2}`` makes only those connections faulty, counting from 1 (deterministic tests).
+``faulty={2}`` makes only those requests faulty, counting from 1 (deterministic tests).
 ``proxy.actions`` counts the actions taken. The proxy runs its own asyncio loop in a thread
 and stops it, and every connection, on exit.
 
@@ -25,12 +27,22 @@ import threading
 import uuid
 from collections import Counter
 from collections.abc import Container
+from dataclasses import dataclass
 
 from execrl.problems.models import StdioTest
 from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.records import ExecutionRecord, Status, program_sha256
 
 CHUNK = 16 * 1024
+METHODS = (b"GET ", b"POST ", b"PUT ", b"DELETE ", b"HEAD ", b"OPTIONS ", b"PATCH ")
+
+
+@dataclass
+class _Exchange:
+    """The request in progress on one connection: how many response bytes it may pass."""
+
+    limit: int | None = None
+    sent: int = 0
 
 
 class FaultyProxy:
@@ -58,7 +70,7 @@ class FaultyProxy:
         self.actions: Counter[str] = Counter()
         self.port = 0
         self._rng = random.Random(seed)
-        self._connections = 0
+        self._requests = 0
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._writers: set[asyncio.StreamWriter] = set()
@@ -80,9 +92,9 @@ class FaultyProxy:
         self._loop.close()
 
     def choose(self) -> str:
-        """The action for the next connection."""
-        self._connections += 1
-        if self.faulty is not None and self._connections not in self.faulty:
+        """The action for the next request."""
+        self._requests += 1
+        if self.faulty is not None and self._requests not in self.faulty:
             return "pass"
         draw, edge = self._rng.random(), 0.0
         for action, weight in self.weights.items():
@@ -101,23 +113,16 @@ class FaultyProxy:
         await self._server.wait_closed()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        action = self.choose()
-        self.actions[action] += 1
-        if action == "drop":
-            writer.transport.abort()
-            return
-        if action == "delay":
-            await asyncio.sleep(self.delay_s)
         try:
             up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.upstream_port)
         except OSError:
             writer.transport.abort()
             return
-        limit = self._rng.randint(*self.cut_bytes) if action == "cut" else None
+        exchange = _Exchange()
         self._writers |= {writer, up_writer}
         pipes = [
-            asyncio.create_task(_pipe(reader, up_writer, None)),
-            asyncio.create_task(_pipe(up_reader, writer, limit)),
+            asyncio.create_task(self._requests_to(reader, up_writer, exchange)),
+            asyncio.create_task(_responses_to(up_reader, writer, exchange)),
         ]
         try:
             await asyncio.wait(pipes, return_when=asyncio.FIRST_COMPLETED)
@@ -128,19 +133,36 @@ class FaultyProxy:
                 side.transport.abort()
                 self._writers.discard(side)
 
+    async def _requests_to(
+        self, source: asyncio.StreamReader, sink: asyncio.StreamWriter, exchange: _Exchange
+    ) -> None:
+        """Client to server, choosing each request's fault; returns to close the connection."""
+        while data := await source.read(CHUNK):
+            if data.startswith(METHODS):
+                action = self.choose()
+                self.actions[action] += 1
+                if action == "drop":
+                    return
+                if action == "delay":
+                    await asyncio.sleep(self.delay_s)
+                exchange.limit = self._rng.randint(*self.cut_bytes) if action == "cut" else None
+                exchange.sent = 0
+            sink.write(data)
+            await sink.drain()
 
-async def _pipe(
-    source: asyncio.StreamReader, sink: asyncio.StreamWriter, limit: int | None
+
+async def _responses_to(
+    source: asyncio.StreamReader, sink: asyncio.StreamWriter, exchange: _Exchange
 ) -> None:
-    """Copy bytes until EOF, or until ``limit`` bytes have passed (then stop: a cut)."""
-    sent = 0
-    while limit is None or sent < limit:
-        data = await source.read(CHUNK if limit is None else min(CHUNK, limit - sent))
-        if not data:
-            return
+    """Server to client, stopping (a cut) once the request's byte limit has passed."""
+    while data := await source.read(CHUNK):
+        if exchange.limit is not None:
+            data = data[: max(0, exchange.limit - exchange.sent)]
         sink.write(data)
         await sink.drain()
-        sent += len(data)
+        exchange.sent += len(data)
+        if exchange.limit is not None and exchange.sent >= exchange.limit:
+            return
 
 
 # -- programs whose verdict proves it is their own ---------------------------------------------

@@ -143,6 +143,7 @@ class _Server:
     """Consecutive failures (the probe's backoff exponent)."""
     probe_at: float = 0.0
     probing: bool = False
+    last_error: str = ""
 
     def capacity(self, per_worker: int) -> int:
         wanted = max(1, per_worker * max(1, self.workers))
@@ -427,8 +428,8 @@ class RemoteExecutor:
         """Read a server's ``/v1/info``; an unreachable one starts marked down."""
         try:  # (a connection of its own: the pool is for streams)
             response = await self._client.get(f"{server.url}/v1/info", headers=ONE_SHOT)
-        except httpx.HTTPError:
-            self._mark_down(server)
+        except httpx.HTTPError as exc:
+            self._mark_down(server, f"{type(exc).__name__}: {exc}")
             return
         if response.status_code in (401, 403):
             raise ConfigError(
@@ -436,7 +437,7 @@ class RemoteExecutor:
                 f"{TOKEN_ENV} to the server's token"
             )
         if response.status_code != 200:
-            self._mark_down(server)
+            self._mark_down(server, f"/v1/info answered HTTP {response.status_code}")
             return
         info = ServiceInfo.model_validate_json(response.content)
         server.workers, server.isolation = info.workers, info.isolation
@@ -588,11 +589,11 @@ class RemoteExecutor:
         """Call ``attempt(server)`` on servers ``route`` allows until one succeeds, a 4xx says
         no server will, or the retries are spent; returns the last failure ("" on success)."""
         budget = _Budget()
-        reason = "no server available"
+        reason = ""
         while True:
             server = await self._acquire(size, route, budget)
             if server is None:
-                return reason
+                return reason or self._unavailable(route)
             self.stats.attempts += 1
             try:
                 await _translated(attempt(server), server)
@@ -605,9 +606,9 @@ class RemoteExecutor:
                 return str(exc)
             except _ServerFailed as exc:
                 self.stats.failures += 1
-                self._mark_down(server)
+                reason, delay = str(exc), self._jitter(budget.failures + 1)
+                self._mark_down(server, reason)
                 budget.failures += 1
-                reason, delay = str(exc), self._jitter(budget.failures)
             finally:
                 await self._release(server, size)
             if budget.deadline is None:
@@ -650,10 +651,10 @@ class RemoteExecutor:
             server.in_flight -= size
             self._changed.notify_all()
 
-    def _mark_down(self, server: _Server) -> None:
+    def _mark_down(self, server: _Server, reason: str) -> None:
         if server.up:
             self.stats.marked_down += 1
-        server.up = False
+        server.up, server.last_error = False, reason
         server.failures += 1
         server.probe_at = time.monotonic() + self._jitter(server.failures)
 
@@ -685,6 +686,11 @@ class RemoteExecutor:
                 server.failures += 1
                 server.probe_at = time.monotonic() + self._jitter(server.failures)
             self._changed.notify_all()
+
+    def _unavailable(self, route: _Route) -> str:
+        """Why no server could take an attempt: each allowed server's last failure."""
+        down = [f"{s.url}: {s.last_error or 'down'}" for s in self._servers if route.allows(s)]
+        return "no server available" + (f" ({'; '.join(down)})" if down else "")
 
     def _next_probe_in(self) -> float:
         waits = [s.probe_at - time.monotonic() for s in self._servers if not s.up]

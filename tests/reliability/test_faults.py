@@ -1,0 +1,139 @@
+"""Fault tests of the remote path: a faulty network, a server killed mid-batch (with and without
+a second server), a fork server killed mid-batch. Every request ends as its own verdict or
+``inconclusive``; none is lost, none duplicated (each program prints a token of its own).
+
+CI scale by default; ``EXECRL_FAULTS_SCALE=10`` (or more) multiplies every batch for a full run.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+
+from execrl.sandbox.records import ExecutionRecord, Status
+from execrl.service.remote import RemoteExecutor
+from tests.reliability._proxy import FaultyProxy, own_verdicts, token_requests
+from tests.service._server import running_server
+
+SCALE = max(1, int(os.environ.get("EXECRL_FAULTS_SCALE", "1")))
+FAST = {"backoff_base_s": 0.02, "backoff_cap_s": 0.3}
+
+
+def _executions(url: str) -> float:
+    for line in httpx.get(f"{url}/metrics", timeout=5).text.splitlines():
+        if line.startswith("execrl_executions_total "):
+            return float(line.split()[1])
+    raise AssertionError("no execrl_executions_total in /metrics")
+
+
+def _descendants(pid: int) -> Iterator[int]:
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return
+    for child in map(int, children):
+        yield child
+        yield from _descendants(child)
+
+
+def _fork_servers(pid: int) -> list[int]:
+    """The sandbox fork servers (zygotes) under a server process."""
+    found = []
+    for child in _descendants(pid):
+        try:
+            cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"_zygote.py" in cmdline:
+            found.append(child)
+    return found
+
+
+def _run_and_do(remote: RemoteExecutor, requests, after: int, action) -> list[ExecutionRecord]:
+    """``run_batch``, calling ``action()`` once ``after`` records have come back."""
+    records = []
+    for record in remote.run_batch(requests, progress=False):
+        records.append(record)
+        if len(records) == after:
+            action()
+    return records
+
+
+def test_a_proxy_that_drops_delays_and_cuts_loses_and_duplicates_nothing() -> None:
+    count = 40 * SCALE
+    requests = token_requests(count)
+    with running_server(workers=2) as server:
+        before = _executions(server.url)
+        with (
+            FaultyProxy(server.port, drop=0.15, delay=0.15, cut=0.2, delay_s=0.2, seed=7) as proxy,
+            RemoteExecutor(proxy.url, batch_size=2, retries=12, **FAST) as remote,
+        ):
+            records = list(remote.run_batch(requests, progress=False))
+        statuses = own_verdicts(requests, records)
+        print(f"proxy: {dict(proxy.actions)}; {dict(statuses)}; {remote.stats}")
+        assert statuses["success"] + statuses["inconclusive"] == count
+        assert statuses["success"] >= count * 0.9, statuses
+        assert min(proxy.actions["drop"], proxy.actions["cut"], proxy.actions["delay"]) >= 1
+        assert remote.stats.failures >= 1
+        # One server, one key per chunk: a cut stream was replayed, never run again.
+        assert _executions(server.url) - before == count
+
+
+def test_a_server_killed_mid_batch_fails_over_to_the_second() -> None:
+    count = 16 * SCALE
+    requests = token_requests(count, sleep_s=0.2)
+    with running_server(workers=1) as doomed, running_server(workers=1) as survivor:
+
+        def kill() -> None:
+            doomed.process.send_signal(signal.SIGKILL)
+
+        with RemoteExecutor([doomed.url, survivor.url], batch_size=2, **FAST) as remote:
+            records = _run_and_do(remote, requests, 3, kill)
+            assert remote.stats.marked_down >= 1 and remote.stats.failures >= 1
+        assert doomed.process.wait(10) == -signal.SIGKILL
+        assert own_verdicts(requests, records) == {"success": count}
+
+
+def test_the_only_server_killed_mid_batch_leaves_the_rest_inconclusive() -> None:
+    count = 8 * SCALE
+    requests = token_requests(count, sleep_s=0.2)
+    with running_server(workers=1) as only:
+        with RemoteExecutor(
+            only.url, batch_size=1, retries=2, retry_budget_s=1.0, **FAST
+        ) as remote:
+            records = _run_and_do(remote, requests, 2, only.process.kill)
+        statuses = own_verdicts(requests, records)
+    assert statuses["success"] >= 2 and statuses["inconclusive"] >= 1, statuses
+    unknown = [r for r in records if r.inconclusive]
+    assert {r.backend for r in unknown} == {"remote"}
+    assert all(only.url in r.results[0].detail for r in unknown), unknown[0].results[0].detail
+    assert remote.stats.gave_up == statuses["inconclusive"]
+
+
+def test_fork_servers_killed_mid_batch_lose_nothing() -> None:
+    count = 12 * SCALE
+    requests = token_requests(count, sleep_s=0.2)
+    with running_server(workers=2) as server:
+        killed: list[int] = []
+
+        def kill_fork_servers() -> None:
+            for pid in _fork_servers(server.pid):
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+
+        with RemoteExecutor(server.url, batch_size=2, **FAST) as remote:
+            records = _run_and_do(remote, requests, 2, kill_fork_servers)
+            assert killed, "no fork server found under the server process"
+            statuses = own_verdicts(requests, records)
+            print(f"killed {len(killed)} fork servers: {dict(statuses)}; {remote.stats}")
+            assert statuses["success"] >= 2, statuses
+            again = token_requests(4)  # the server still runs programs afterwards
+            assert own_verdicts(again, list(remote.run_batch(again, progress=False))) == {
+                "success": 4
+            }
+    assert not [pid for pid in killed if Path(f"/proc/{pid}").exists()]
+    assert all(r.results[0].status in (Status.SUCCESS, Status.INCONCLUSIVE) for r in records)
