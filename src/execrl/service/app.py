@@ -9,6 +9,7 @@ body), 422 (a malformed body: FastAPI's detail names the field's location), 429 
 
 from __future__ import annotations
 
+import functools
 import hmac
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -113,7 +114,7 @@ def _add_routes(app: FastAPI) -> None:
 
 def service_info(service: Service) -> ServiceInfo:
     executor = service.executor
-    machine = MachineFingerprint.current().model_dump()
+    machine = _machine()
     return ServiceInfo(
         version=__version__,
         backend=executor.backend,
@@ -121,9 +122,15 @@ def service_info(service: Service) -> ServiceInfo:
         workers=executor.workers,
         cores=list(getattr(executor, "cores", [])),
         queue_limit=service.queue_limit,
-        machine={key: str(value) for key, value in machine.items()},
+        machine=machine,
         timing_metrics=TIMING_METRICS,
     )
+
+
+@functools.cache
+def _machine() -> dict[str, str]:
+    """The machine fingerprint, read once (it reads /proc and asks for the host name)."""
+    return {key: str(value) for key, value in MachineFingerprint.current().model_dump().items()}
 
 
 async def _stream(tasks: list) -> AsyncIterator[bytes]:

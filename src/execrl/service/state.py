@@ -39,10 +39,11 @@ QUEUE_PER_WORKER = 32
 MIN_QUEUE_LIMIT = 256
 """The default queue limit is never below this (a small node still takes a training step's
 batch at once)."""
-IDEMPOTENCY_ENTRIES = 1024
-"""Most batches remembered by ``Idempotency-Key`` (least recently used dropped first)."""
+IDEMPOTENCY_RECORDS = 65536
+"""Most records remembered under ``Idempotency-Key``s, all batches together (least recently
+used batch dropped first; a batch still running is kept)."""
 IDEMPOTENCY_TTL_S = 600.0
-"""How long a finished batch's records are kept for a retry."""
+"""How long a finished batch's records are kept for a retry (from its last use)."""
 
 
 def default_queue_limit(workers: int) -> int:
@@ -77,16 +78,18 @@ class _Batch:
 
     body_hash: str
     tasks: list[asyncio.Task[ExecutionRecord]]
-    created: float = field(default_factory=time.monotonic)
+    used: float = field(default_factory=time.monotonic)
+    """When it was stored or last replayed (the TTL runs from there)."""
 
 
 class _IdempotencyStore:
-    """Key → batch, a bounded LRU with a TTL (a batch still running is never expired)."""
+    """Key → batch, an LRU bounded in records, with a TTL (a batch still running is kept)."""
 
-    def __init__(self, entries: int = IDEMPOTENCY_ENTRIES, ttl_s: float = IDEMPOTENCY_TTL_S):
-        self.entries = entries
+    def __init__(self, records: int = IDEMPOTENCY_RECORDS, ttl_s: float = IDEMPOTENCY_TTL_S):
+        self.records = records
         self.ttl_s = ttl_s
         self._batches: OrderedDict[str, _Batch] = OrderedDict()
+        self._held = 0  # records of the stored batches
 
     def get(self, key: str, body_hash: str) -> _Batch | None:
         """The batch stored under ``key`` (None if unknown); a different body is a conflict."""
@@ -99,22 +102,25 @@ class _IdempotencyStore:
                 f"Idempotency-Key {key[:80]!r} was used for a different batch"
             )
         self._batches.move_to_end(key)
+        batch.used = time.monotonic()
         return batch
 
     def put(self, key: str, batch: _Batch) -> None:
-        self._batches[key] = batch
-        self._batches.move_to_end(key)
+        self._batches[key] = batch  # a new key: get() found none
+        self._held += len(batch.tasks)
         self._expire()
 
     def _expire(self) -> None:
+        """Drop finished batches over the TTL or over the record bound, oldest first."""
         now = time.monotonic()
         for key in list(self._batches):
             batch = self._batches[key]
-            too_many = len(self._batches) > self.entries
-            if (too_many or now - batch.created > self.ttl_s) and _finished(batch):
+            too_many = self._held > self.records
+            if not too_many and now - batch.used <= self.ttl_s:
+                break  # least recently used first: the rest are fresher
+            if _finished(batch):
                 del self._batches[key]
-            elif not too_many:
-                break  # ordered oldest first: the rest are younger
+                self._held -= len(batch.tasks)
 
     def __len__(self) -> int:
         return len(self._batches)
