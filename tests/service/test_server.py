@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -13,6 +15,8 @@ import httpx
 import psutil
 import pytest
 
+from execrl.service.server import bind
+from execrl.service.state import IdempotencyConflict, _Batch, _IdempotencyStore
 from execrl.service.wire import DoneLine, RecordLine, decode_line
 from tests.service._server import running_server
 
@@ -237,3 +241,43 @@ def _wait_until(condition, timeout_s: float = 20.0) -> None:
     while not condition():
         assert time.monotonic() < deadline, "timed out waiting"
         time.sleep(0.05)
+
+
+def test_capture_returns_the_verdict_and_stdout(client):
+    response = client.post("/v1/capture", json={"program": DOUBLES, "stdin": "4\n"})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["stdout"] == "8\n" and body["result"]["status"] == "success"
+    crashed = client.post("/v1/capture", json={"program": RAISES}).json()
+    assert crashed["result"]["status"] == "runtime_error" and crashed["stdout"] == ""
+
+
+def test_kept_alive_answers_do_not_wait_for_delayed_acks(client):
+    """Without TCP_NODELAY every answer on a kept-alive connection took >= 40 ms (Nagle and
+    the client's delayed ACK); a health check takes well under a millisecond of work."""
+    times = []
+    for _ in range(30):
+        started = time.perf_counter()
+        assert client.get("/v1/health").status_code == 200
+        times.append(time.perf_counter() - started)
+    assert sorted(times)[15] < 0.035
+    listening = bind("127.0.0.1", 0)
+    try:
+        assert listening.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+    finally:
+        listening.close()
+
+
+def test_the_idempotency_store_is_bounded_in_records():
+    async def scenario() -> tuple[list[str], bool]:
+        store = _IdempotencyStore(records=4, ttl_s=600)
+        done = asyncio.get_running_loop().create_future()
+        done.set_result(None)
+        for key in ("a", "b", "c"):  # 2 records each: "a" must go when "c" arrives
+            store.put(key, _Batch("hash-" + key, [done, done]))
+        with pytest.raises(IdempotencyConflict):
+            store.get("b", "another body")
+        return [k for k in "abc" if store.get(k, "hash-" + k)], len(store) == 2
+
+    kept, two = asyncio.run(scenario())
+    assert kept == ["b", "c"] and two
