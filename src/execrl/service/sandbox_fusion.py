@@ -41,8 +41,8 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from execrl.errors import LoaderError, UsageError
 from execrl.problems._rows import decode_json_field
 from execrl.problems.mbpp import mbpp_entry_point
-from execrl.problems.models import AssertTest, CallTest, Checker, StdioTest, TestCase
-from execrl.problems.taco import call_test_dict, stdio_text
+from execrl.problems.models import AssertTest, Checker, StdioTest, TestCase
+from execrl.problems.verl_rows import _apps_tests as apps_tests
 from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import Limits
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult
@@ -357,7 +357,8 @@ class SubmitError(UsageError):
 class Tests(NamedTuple):
     """A problem's tests in execrl's terms, with what ``/submit`` reports of each."""
 
-    tests: list[TestCase]
+    tests: list[TestCase | dict[str, Any]]
+    """The tests (as models, or as dicts the ExecutionRequest validates)."""
     test_info: list[dict[str, Any]]
     """Per test: the test case as the row gave it (SandboxFusion's ``test_info``)."""
     checker: Checker = Checker()
@@ -486,27 +487,20 @@ def _text(value: Any) -> str:
 
 
 def _input_output_tests(io: Any) -> Tests:
-    if not isinstance(io, dict):
-        raise SubmitError(422, "should be {inputs, outputs, fn_name?}", ("input_output",))
-    inputs, outputs = io.get("inputs") or [], io.get("outputs") or []
-    if not isinstance(inputs, list) or not isinstance(outputs, list) or len(inputs) != len(outputs):
+    inputs, outputs = (io.get("inputs"), io.get("outputs")) if isinstance(io, dict) else (0, 0)
+    if not isinstance(inputs, list) or not isinstance(outputs, list):
         raise SubmitError(
-            422, "needs lists 'inputs' and 'outputs' of one length", ("input_output",)
+            422, "should be {inputs: [...], outputs: [...], fn_name?}", ("input_output",)
         )
-    fn_name = io.get("fn_name") or None
-    if fn_name is not None and not isinstance(fn_name, str):
-        raise SubmitError(422, "'fn_name' should be a function's name", ("input_output",))
-    pairs = list(enumerate(zip(inputs, outputs, strict=True)))
+    try:
+        apps = apps_tests(io, "provided_data.input_output")
+    except LoaderError as exc:
+        raise SubmitError(422, str(exc), ("input_output",)) from None
     info = [
         {"input": given, "output": wanted} for given, wanted in zip(inputs, outputs, strict=True)
     ]
-    if fn_name:
-        calls = [call_test_dict(i, fn_name, args, expected) for i, (args, expected) in pairs]
-        return Tests([CallTest.model_validate(c) for c in calls], info, Checker(kind="apps"))
-    tests: list[TestCase] = [
-        StdioTest(id=f"test-{i}", input=stdio_text(a), output=stdio_text(e)) for i, (a, e) in pairs
-    ]
-    return Tests(tests, info, Checker(kind="apps"), stdin_as_function=True)
+    checker = Checker.model_validate(apps["checker"])
+    return Tests(apps["tests"], info, checker, stdin_as_function=apps["stdin_as_function"])
 
 
 def _assert_tests(row: dict[str, Any], code: str) -> Tests:
@@ -573,7 +567,7 @@ def eval_result(body: SubmitRequest, judged: Submission, record: ExecutionRecord
     results = {result.test_id: result for result in record.results}
     assertion = judged.tests.test_code is not None
     cases = []
-    for test, info in zip(judged.tests.tests, judged.tests.test_info, strict=True):
+    for test, info in zip(judged.request.tests, judged.tests.test_info, strict=True):
         result = results.get(test.id) or TestResult(
             test_id=test.id, status=Status.INCONCLUSIVE, detail="no verdict came back"
         )
