@@ -1,30 +1,37 @@
-"""execrl's verl reward driven the way verl's reward managers drive it, end to end.
+"""execrl's verl reward driven the way verl's reward managers drive it, without verl.
 
-verl itself is not installed here: ``verl.protocol`` (imported by every reward manager)
-imports ``ray`` and ``tensordict`` at module level, so ``NaiveRewardManager`` cannot be built
-without them. This test replays what verl 0.9's managers do with a ``compute_score``
-function, on rows read back from a parquet file written by ``write_verl_dataset``:
+verl is not a dependency of execrl's dev environment (tests/integration/test_verl_real.py
+runs the real verl 0.9.1 where it is installed). These tests replay what verl's managers do
+with a ``compute_score`` function, on rows read back from a parquet file written by
+``write_verl_dataset``:
 
-- ``NaiveRewardManager``: one keyword call per sample, ``compute_score(data_source=...,
-  solution_str=..., ground_truth=row["reward_model"]["ground_truth"],
-  extra_info=row["extra_info"])`` after adding ``num_turns`` and ``rollout_reward_scores`` to
-  ``extra_info``; a dict result gives the reward from ``"score"`` and every key is appended
-  to a per-key list (so every sample must return the same keys).
-- ``BatchRewardManager``: one keyword call ``compute_score(data_sources=...,
+- 0.9.1's ``naive`` reward-loop manager: one keyword call per sample,
+  ``compute_score(data_source=..., solution_str=..., ground_truth=..., extra_info=...,
+  **reward_kwargs)`` after adding ``num_turns`` and ``rollout_reward_scores`` to
+  ``extra_info`` (on a thread, or awaited when the function is a coroutine function); a dict
+  result gives the reward from ``"score"`` and every key is appended to a per-key list (so
+  every sample must return the same keys).
+- older verl's ``BatchRewardManager``: one keyword call ``compute_score(data_sources=...,
   solution_strs=..., ground_truths=..., extra_infos=...)`` for the whole batch.
 """
 
 from __future__ import annotations
 
+import asyncio
+import sys
 from collections import defaultdict
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
 from execrl.integrations.verl import (
     SCORE_KEYS,
+    close_process_executors,
     compute_score,
+    compute_score_async,
     compute_score_batch,
+    process_executor,
     write_verl_dataset,
 )
 from execrl.problems import load_bundled
@@ -32,6 +39,9 @@ from execrl.problems.models import ReferenceLabel
 from execrl.sandbox.executor import LocalExecutor
 
 PROBLEMS = ["balanced-brackets", "anagram-groups"]
+
+if (ROOT := str(Path(__file__).resolve().parents[2])) not in sys.path:
+    sys.path.insert(0, ROOT)  # tests.service._server: a real execrl serve
 
 
 @pytest.fixture(scope="module")
@@ -56,20 +66,25 @@ def batch(tmp_path_factory):
     return samples, expected
 
 
+def _naive_call(function, row: dict, response: str, reward_kwargs: dict):
+    """One sample called as verl's naive manager calls it (reward_kwargs merged in)."""
+    extra_info = dict(row["extra_info"])
+    extra_info["num_turns"] = None
+    extra_info["rollout_reward_scores"] = {}
+    return function(
+        data_source=row["data_source"],
+        solution_str=response,
+        ground_truth=row["reward_model"]["ground_truth"],
+        extra_info=extra_info,
+        **reward_kwargs,
+    )
+
+
 def test_naive_reward_manager_loop(batch, executor):
     samples, expected = batch
     rewards, reward_extra_info = [], defaultdict(list)
     for row, response in samples:
-        extra_info = dict(row["extra_info"])
-        extra_info["num_turns"] = None
-        extra_info["rollout_reward_scores"] = {}
-        score = compute_score(
-            data_source=row["data_source"],
-            solution_str=response,
-            ground_truth=row["reward_model"]["ground_truth"],
-            extra_info=extra_info,
-            executor=executor,
-        )
+        score = _naive_call(compute_score, row, response, {"executor": executor})
         rewards.append(score["score"])
         for key, value in score.items():
             reward_extra_info[key].append(value)
@@ -89,3 +104,27 @@ def test_batch_reward_manager_call(batch, executor):
     )
     assert [s["score"] for s in scores] == expected
     assert all(s["inconclusive"] == 0.0 for s in scores)
+
+
+def test_reward_kwargs_executor_sends_executions_to_execrl_serve(batch):
+    # verl's reward_kwargs.executor=http://...: every sample runs on the server, through this
+    # process's one RemoteExecutor, in both the threaded and the awaited form.
+    pytest.importorskip("fastapi", reason="execrl serve needs the serve extra")
+    from tests.service._server import running_server
+
+    samples, expected = batch
+    close_process_executors()
+    with running_server(workers=2) as server:
+        kwargs = {"executor": server.url}
+        threaded = [_naive_call(compute_score, row, response, kwargs) for row, response in samples]
+        remote = process_executor(server.url)
+        assert remote.backend != LocalExecutor.backend
+
+        async def awaited():
+            calls = [_naive_call(compute_score_async, r, s, kwargs) for r, s in samples]
+            return await asyncio.gather(*calls)
+
+        gathered = asyncio.run(awaited())
+        close_process_executors()
+    assert [s["score"] for s in threaded] == [s["score"] for s in gathered] == expected
+    assert all(s["inconclusive"] == 0.0 for s in threaded + gathered)

@@ -1,16 +1,26 @@
 """execrl as a verl reward: ``compute_score`` for verl's reward managers, and the dataset.
 
-verl calls a custom reward function as
-``compute_score(data_source, solution_str, ground_truth, extra_info)`` (``NaiveRewardManager``,
-one sample at a time) or ``compute_score(data_sources, solution_strs, ground_truths,
-extra_infos)`` (``BatchRewardManager``); either may return a float or a dict with a
-``"score"`` key, whose other keys verl logs. Point verl at this module::
+verl 0.9.1's reward loop (``RewardLoopWorker`` actors, ``reward.num_workers`` of them, 8 by
+default, each running the ``naive`` reward manager) calls a custom reward function once per
+sample as ``compute_score(data_source=, solution_str=, ground_truth=, extra_info=,
+**reward_kwargs)``, from several threads at once, or awaits it when it is a coroutine
+function. It may return a float or a dict with a ``"score"`` key, whose other keys verl logs.
+Point verl 0.9.1 at this module with the ``reward.*`` keys (the top-level
+``custom_reward_function.*`` and ``reward_model.reward_manager`` are legacy and ignored by
+``main_ppo``)::
 
-    custom_reward_function.path=<site-packages>/execrl/integrations/verl.py
-    custom_reward_function.name=compute_score          # or compute_score_batch
-    reward_model.reward_manager=naive                  # or batch
+    reward.custom_reward_function.path=pkg://execrl.integrations.verl
+    reward.custom_reward_function.name=compute_score_async    # or compute_score
+    reward.reward_manager.name=naive
+    +reward.custom_reward_function.reward_kwargs.executor=http://cpu-node:8000   # optional
 
-and train on a parquet file written by :func:`write_verl_dataset`. Each row's
+:func:`compute_score_batch` is the batch form (older verl's ``batch`` manager, and callers
+of their own). Each process opens one executor (:func:`process_executor`), under a lock:
+a local sandbox pool of capped size on cores no other reward worker holds, or, given an
+executor spec (``reward_kwargs.executor`` or ``$EXECRL_EXECUTOR``), ``execrl serve``
+servers or a Ray cluster.
+
+Train on a parquet file written by :func:`write_verl_dataset`. Each row's
 ``reward_model.ground_truth`` is a JSON string ``{"problem_id", "env", "reward"}``; the
 program is the completion's last fenced Python block (:func:`execrl.extract.extract_code`).
 
@@ -30,20 +40,28 @@ the program. A problem that cannot be found or a malformed ground truth raises
 from __future__ import annotations
 
 import atexit
+import fcntl
 import functools
 import json
 import os
+import tempfile
+import threading
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any
 
 from execrl.envs.multiturn import default_prompt
 from execrl.envs.outcome import Verdict
-from execrl.errors import ExecrlError
+from execrl.envs.presets import environment
+from execrl.errors import ConfigError, ExecrlError
 from execrl.extract import extract_code
 from execrl.problems.io import BUNDLED, load_problem, load_problems
 from execrl.problems.models import Problem
-from execrl.rewards.scoring import Executor, Group, Scored, score_batch
+from execrl.rewards.scoring import Group, Scored, rescore, score_batch
+
+if TYPE_CHECKING:
+    from execrl.sandbox.protocol import Executor
 
 PROBLEMS_ENV_VAR = "EXECRL_PROBLEMS"
 """Environment variable naming the problem source when ``extra_info`` does not."""
@@ -72,15 +90,46 @@ def compute_score(
     ground_truth: str | Mapping[str, Any],
     extra_info: Mapping[str, Any] | None = None,
     *,
-    executor: Executor | None = None,
+    executor: Executor | str | None = None,
+    workers: int | None = None,
     **kwargs: Any,
 ) -> dict[str, float]:
     """Run the program in ``solution_str`` on its problem and return ``SCORE_KEYS`` as floats.
-    ``data_source`` is accepted for verl's signature and not used."""
+    ``data_source`` is accepted for verl's signature and not used.
+
+    ``executor``: an Executor, or a spec string (``"local"``, ``"http://host:port,..."``,
+    ``"ray"``; verl's ``reward_kwargs``), else ``$EXECRL_EXECUTOR``, else this process's
+    local pool of ``workers`` sandboxes (:func:`process_executor`)."""
     (result,) = compute_score_batch(
-        [data_source], [solution_str], [ground_truth], [extra_info], executor=executor, **kwargs
+        [data_source],
+        [solution_str],
+        [ground_truth],
+        [extra_info],
+        executor=executor,
+        workers=workers,
+        **kwargs,
     )
     return result
+
+
+async def compute_score_async(
+    data_source: str,
+    solution_str: str,
+    ground_truth: str | Mapping[str, Any],
+    extra_info: Mapping[str, Any] | None = None,
+    *,
+    executor: Executor | str | None = None,
+    workers: int | None = None,
+    **kwargs: Any,
+) -> dict[str, float]:
+    """:func:`compute_score` as a coroutine, for verl 0.9.1's reward loop: a coroutine
+    function is awaited on the reward worker's event loop instead of taking one of its
+    threads, so every sample's execution is in flight at once (``executor.arun``) and the
+    pool, or the servers, stay full. Same arguments, same result as :func:`compute_score`."""
+    spec = _spec(ground_truth, extra_info, kwargs)
+    problem = _problem(spec["source"], spec["problem_id"])
+    pool = _resolve_executor(executor, workers)
+    return _result(await _ascore(problem, solution_str, spec, pool))
 
 
 def compute_score_batch(
@@ -89,7 +138,8 @@ def compute_score_batch(
     ground_truths: Sequence[str | Mapping[str, Any]],
     extra_infos: Sequence[Mapping[str, Any] | None] | None = None,
     *,
-    executor: Executor | None = None,
+    executor: Executor | str | None = None,
+    workers: int | None = None,
     **kwargs: Any,
 ) -> list[dict[str, float]]:
     """Score a whole batch, in order. Samples are grouped by problem and every execution is
@@ -117,7 +167,7 @@ def compute_score_batch(
             [(specs[i], solution_strs[i]) for i in indices],
             env=first["env"],
             reward=first["reward"],
-            executor=executor or _executor(),
+            executor=_resolve_executor(executor, workers),
         )
         for i, one in zip(indices, scored, strict=True):
             results[i] = _result(one)
@@ -173,7 +223,8 @@ def compute_solver_score(
     ground_truth: Any,
     extra_info: Mapping[str, Any] | None = None,
     *,
-    executor: Executor | None = None,
+    executor: Executor | str | None = None,
+    workers: int | None = None,
     **kwargs: Any,
 ) -> dict[str, float]:
     """The solver reward of one response: ``ground_truth`` is the optimal objective (a number
@@ -183,7 +234,13 @@ def compute_solver_score(
     ground truth, else the ``reward`` keyword (verl's ``reward_kwargs``; ``stage=2`` also
     works there), else ``paper``. ``data_source`` is accepted for verl's signature."""
     (result,) = compute_solver_score_batch(
-        [data_source], [solution_str], [ground_truth], [extra_info], executor=executor, **kwargs
+        [data_source],
+        [solution_str],
+        [ground_truth],
+        [extra_info],
+        executor=executor,
+        workers=workers,
+        **kwargs,
     )
     return result
 
@@ -194,7 +251,8 @@ def compute_solver_score_batch(
     ground_truths: Sequence[Any],
     extra_infos: Sequence[Mapping[str, Any] | None] | None = None,
     *,
-    executor: Executor | None = None,
+    executor: Executor | str | None = None,
+    workers: int | None = None,
     **kwargs: Any,
 ) -> list[dict[str, float]]:
     """:func:`compute_solver_score` for a batch; every program runs on the pool at once (one
@@ -229,7 +287,7 @@ def compute_solver_score_batch(
             [solution_strs[i] for i in indices],
             [answers[i] for i in indices],
             reward=config,
-            executor=executor or _solver_executor(),
+            executor=_resolve_executor(executor, workers, solver=True),
         )
         for i, one in zip(indices, scored, strict=True):
             results[i] = {
@@ -288,21 +346,6 @@ def _solver_truth(ground_truth: Any) -> dict[str, Any]:
             return {"answer": ground_truth}  # "infeasible", "1,234.5"
         return dict(decoded) if isinstance(decoded, dict) else {"answer": decoded}
     return {"answer": ground_truth}
-
-
-_SOLVER_EXECUTOR: Any = None
-_SOLVER_EXECUTOR_PID: int | None = None
-
-
-def _solver_executor() -> Executor:
-    """This process's solver executor (its sandboxes can import the solvers)."""
-    global _SOLVER_EXECUTOR, _SOLVER_EXECUTOR_PID
-    if _SOLVER_EXECUTOR is None or os.getpid() != _SOLVER_EXECUTOR_PID:
-        from execrl.rewards.solver import solver_executor
-
-        _SOLVER_EXECUTOR, _SOLVER_EXECUTOR_PID = solver_executor(), os.getpid()
-        atexit.register(_close_executor, _SOLVER_EXECUTOR, _SOLVER_EXECUTOR_PID)
-    return _SOLVER_EXECUTOR
 
 
 # -- dataset rows ----------------------------------------------------------------------------
@@ -392,6 +435,28 @@ def _score_group(
     return out  # type: ignore[return-value]
 
 
+async def _ascore(problem: Problem, solution: str, spec: dict[str, Any], pool: Any) -> Scored:
+    """One sample scored as :func:`score_batch` scores it (planned by the environment, group
+    index 0), with the execution awaited rather than run on a thread."""
+    environment_ = environment(spec["env"])
+    plan = environment_.plan(problem)
+    program = extract_code(solution, problem.entry_point)
+    record = await pool.arun(environment_.request(problem, program, plan=plan))
+    ((reward, outcome),) = rescore(
+        problem, [record], env=environment_, reward=spec["reward"], plan=plan
+    )
+    return Scored(reward, outcome, record, program)
+
+
+def _resolve_executor(
+    executor: Executor | str | None, workers: int | None, *, solver: bool = False
+) -> Executor:
+    """The executor given, else this process's for the spec given (or none)."""
+    if executor is None or isinstance(executor, str):
+        return process_executor(executor, workers=workers, solver=solver)
+    return executor
+
+
 def _result(scored: Scored) -> dict[str, float]:
     outcome = scored.outcome
     tests = outcome.tests
@@ -430,35 +495,173 @@ def _problem_index(source: str) -> dict[str, Problem]:
     return {p.id: p for p in load_problems(source)}
 
 
-_EXECUTOR: Any = None
-_EXECUTOR_PID: int | None = None
+# -- the executor, one per process -----------------------------------------------------------
+WORKERS_ENV_VAR = "EXECRL_VERL_WORKERS"
+"""Environment variable capping the sandbox workers of each process's local pool (the
+``workers`` keyword, verl's ``reward_kwargs``, comes first)."""
+
+VERL_REWARD_WORKERS = 8
+"""verl 0.9.1's ``reward.num_workers`` default: how many processes on one node the default
+local pool size assumes share its cores."""
 
 
-def _executor() -> Executor:
-    """This process's LocalExecutor, created on first use and closed at exit. A forked child
-    (verl's workers) gets its own rather than the parent's fork servers."""
-    global _EXECUTOR, _EXECUTOR_PID
-    if _EXECUTOR is None or os.getpid() != _EXECUTOR_PID:
-        from execrl.sandbox.executor import LocalExecutor
-
-        _EXECUTOR, _EXECUTOR_PID = LocalExecutor(), os.getpid()
-        atexit.register(_close_executor, _EXECUTOR, _EXECUTOR_PID)
-    return _EXECUTOR
+ExecutorKey = tuple[str, int | None, bool]
+"""(spec, workers, solver): what one of this process's executors was opened for."""
 
 
-def _close_executor(executor: Any, pid: int) -> None:
-    if os.getpid() == pid:  # a forked child must not close its parent's fork servers
+@dataclass
+class _ProcessState:
+    """This process's executors, and the core locks its local pools hold."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    executors: dict[ExecutorKey, Executor] = field(default_factory=dict)
+    core_locks: dict[ExecutorKey, list[IO[str]]] = field(default_factory=dict)
+
+
+_STATE = _ProcessState()
+_PARENT_STATES: list[_ProcessState] = []
+"""In a forked child, its parents' states: kept (never used) so that nothing closes the
+parent's fork servers or core locks from the child."""
+
+
+def _forget_parent_executors() -> None:
+    """A forked child (verl's workers) opens its own pools rather than using its parent's
+    fork servers, and must not wait on a lock a parent thread held at fork time."""
+    global _STATE
+    _PARENT_STATES.append(_STATE)
+    _STATE = _ProcessState()
+
+
+os.register_at_fork(after_in_child=_forget_parent_executors)
+
+
+def process_executor(
+    spec: str | None = None, *, workers: int | None = None, solver: bool = False
+) -> Executor:
+    """This process's executor for ``spec`` (``"local"``, ``"http://host:port,..."`` for
+    ``execrl serve`` servers, ``"ray"``; default ``$EXECRL_EXECUTOR``, else local), opened on
+    first use and closed at exit. Creation is under a lock: verl 0.9.1 calls
+    ``compute_score`` from several threads at once, and each must not open its own pool.
+    ``solver``: sandboxes that can import the solvers."""
+    from execrl.service.open import EXECUTOR_ENV
+
+    spec = (spec or os.environ.get(EXECUTOR_ENV) or "local").strip()
+    key = (spec, workers, solver)
+    state = _STATE
+    with state.lock:
+        if key not in state.executors:
+            state.executors[key], state.core_locks[key] = _open_executor(spec, workers, solver)
+        return state.executors[key]
+
+
+def close_process_executors() -> None:
+    """Close every executor :func:`process_executor` opened in this process (done at exit),
+    release their cores, and forget them: the next call opens a new one."""
+    state = _STATE
+    with state.lock:
+        executors = list(state.executors.values())
+        handles = [handle for held in state.core_locks.values() for handle in held]
+        state.executors.clear()
+        state.core_locks.clear()
+    for executor in executors:
         executor.close()
+    for handle in handles:  # after the pools' fork servers are gone
+        handle.close()
+
+
+atexit.register(close_process_executors)
+
+
+def _open_executor(spec: str, workers: int | None, solver: bool) -> tuple[Executor, list[IO[str]]]:
+    """A local pool of capped size on cores no other process here holds (with the locks on
+    them); else what :func:`execrl.service.open.open_executor` opens for ``spec``."""
+    from execrl.service.open import open_executor, parse_executor_spec
+
+    config = _solver_config() if solver else None
+    if parse_executor_spec(spec).is_local:
+        return _local_pool(workers, config)
+    return open_executor(spec, workers=workers, config=config), []
+
+
+def _solver_config() -> Any:
+    from execrl.rewards.solver import solver_sandbox_config
+
+    return solver_sandbox_config(None)
+
+
+def _local_pool(workers: int | None, config: Any) -> tuple[Executor, list[IO[str]]]:
+    """A LocalExecutor of ``workers`` (else ``$EXECRL_VERL_WORKERS``, else this machine's
+    cores shared by :data:`VERL_REWARD_WORKERS` processes), at most one per core."""
+    from execrl.sandbox.executor import LocalExecutor
+
+    available = sorted(os.sched_getaffinity(0))
+    if workers is None:
+        workers = _env_workers() or max(1, len(available) // VERL_REWARD_WORKERS)
+    size = min(_positive(workers, "workers"), len(available))
+    cores, locks = _claim_cores(available, size)
+    return LocalExecutor(workers=size, cores=cores, config=config), locks
+
+
+def _env_workers() -> int | None:
+    value = os.environ.get(WORKERS_ENV_VAR, "").strip()
+    if not value:
+        return None
+    try:
+        return _positive(int(value), f"${WORKERS_ENV_VAR}")
+    except ValueError:
+        raise ConfigError(f"${WORKERS_ENV_VAR}={value!r}: expected a whole number >= 1") from None
+
+
+def _positive(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{name}={value!r}: expected a whole number >= 1")
+    return value
+
+
+def _claim_cores(available: list[int], size: int) -> tuple[list[int], list[IO[str]]]:
+    """``size`` cores for a pool, first those no other pool on this machine holds (an
+    exclusive ``flock`` per core, held until the pool closes or the process exits): verl's
+    reward workers on one node then pin their pools to different cores instead of all to the
+    first ones. When too few are free, the rest are shared, starting at an offset by pid."""
+    folder = Path(tempfile.gettempdir()) / f"execrl-cores-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    claimed: list[int] = []
+    locks: list[IO[str]] = []
+    for core in available:
+        if len(claimed) == size:
+            break
+        if (handle := _lock_core(folder / f"core-{core}.lock")) is not None:
+            claimed.append(core)
+            locks.append(handle)
+    rest = [core for core in available if core not in claimed]
+    start = os.getpid() % len(rest) if rest else 0
+    return claimed + (rest[start:] + rest[:start])[: size - len(claimed)], locks
+
+
+def _lock_core(path: Path) -> IO[str] | None:
+    """The open lock file of a core no one else holds, else None."""
+    handle = path.open("a")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        return None
+    return handle
 
 
 __all__ = [
     "PROBLEMS_ENV_VAR",
     "SCORE_KEYS",
     "SOLVER_SCORE_KEYS",
+    "VERL_REWARD_WORKERS",
+    "WORKERS_ENV_VAR",
+    "close_process_executors",
     "compute_score",
+    "compute_score_async",
     "compute_score_batch",
     "compute_solver_score",
     "compute_solver_score_batch",
+    "process_executor",
     "write_solver_verl_dataset",
     "write_verl_dataset",
 ]
