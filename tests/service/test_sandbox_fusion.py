@@ -4,6 +4,7 @@ official ``sandbox_fusion`` client (unmodified) and the exact JSON verl posts, a
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 
@@ -323,6 +324,21 @@ def test_client_run_code_timeout_is_time_limit_exceeded(server):
         )
         == "TLE"
     )
+
+
+def test_async_client_concurrent_requests_each_get_their_own_output(server):
+    tokens = [secrets.token_hex(6) for _ in range(16)]
+
+    async def run_all():
+        requests = [
+            sandbox_fusion.RunCodeRequest(code=f"print({token!r})", language="python")
+            for token in tokens
+        ]
+        calls = [sandbox_fusion.run_code_async(r, endpoint=server.url) for r in requests]
+        return await asyncio.gather(*calls)
+
+    responses = asyncio.run(run_all())
+    assert [r.run_result.stdout for r in responses] == [f"{token}\n" for token in tokens]
 
 
 def client_submit(server, row, completion, dataset="mine"):
