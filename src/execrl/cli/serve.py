@@ -76,7 +76,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    check_range("--port", args.port, 0, 65535, "")
+    check_range("--port", args.port, 0, 65535, "(0: a free port)")
     check_range("--workers", args.workers, 1, MAX_JOBS, "workers")
     check_range("--queue-limit", args.queue_limit, 1, MAX_QUEUE_LIMIT, "requests")
     check_range("--max-body-mb", args.max_body_mb, 1, MAX_BODY_MB, "MB")
