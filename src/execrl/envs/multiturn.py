@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -33,12 +33,12 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from execrl.envs.environment import Environment
-from execrl.errors import ExecrlError
+from execrl.errors import ExecrlError, ExecutionError
 from execrl.extract import extract_code
 from execrl.problems.models import AssertTest, CallTest, Problem, StdioTest, TestCase, TestGroup
 from execrl.sandbox.executor import ExecutionRequest
-from execrl.sandbox.forkserver import SandboxCrashed
 from execrl.sandbox.limits import ExecutionOptions, Limits
+from execrl.sandbox.protocol import Executor
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult
 
 Message = dict[str, str]
@@ -54,15 +54,6 @@ class Policy(Protocol):
     of episodes is generated as one batch."""
 
     def generate(self, conversations: list[Conversation]) -> list[str]: ...
-
-
-class Executor(Protocol):
-    """What the runner needs from an executor (``LocalExecutor`` has both; ``capture`` is
-    optional: without it the feedback falls back to the record's one-line details)."""
-
-    def run_batch(
-        self, requests: Iterable[ExecutionRequest], *, progress: bool = ..., description: str = ...
-    ) -> Iterable[ExecutionRecord]: ...
 
 
 # -- feedback ---------------------------------------------------------------------------------
@@ -309,11 +300,10 @@ def observe_failures(
 
     Only stdio tests that the feedback may show, with a wrong answer, runtime error or compile
     error (one run for the latter: it is the same on every test). Returns nothing when
-    ``config.rerun_failing`` is off or the executor has no ``capture``; a crashed re-run is
-    left out (the feedback then shows the record's detail).
+    ``config.rerun_failing`` is off; a re-run the sandbox (or the service) failed is left out
+    (the feedback then shows the record's detail).
     """
-    capture = getattr(executor, "capture", None)
-    if not config.rerun_failing or capture is None:
+    if not config.rerun_failing:
         return {}
     tests = {t.id: t for t in problem.tests}
     visible = visible_test_ids(problem, config)
@@ -334,8 +324,8 @@ def observe_failures(
     observed = {}
     for test_id, stdin in wanted:
         try:
-            _, stdout = capture(wrapped, stdin, limits)
-        except SandboxCrashed:
+            _, stdout = executor.capture(wrapped, stdin, limits)
+        except ExecutionError:  # the sandbox (SandboxCrashed) or the service failed
             continue
         out, _, trace = stdout.partition(f"\n{_MARKER}\n")
         observed[test_id] = Observed(stdout=out, traceback=trace)

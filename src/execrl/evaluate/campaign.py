@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Literal, Protocol
+from typing import Literal
 
 from execrl.errors import ExecrlError, UsageError
 from execrl.evaluate.folder import (
@@ -33,14 +32,9 @@ from execrl.problems.models import Problem, ReferenceLabel
 from execrl.results import ResultsFile
 from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import ExecutionOptions, Limits
-from execrl.sandbox.records import ExecutionRecord, program_sha256
+from execrl.sandbox.protocol import Executor
+from execrl.sandbox.records import program_sha256
 from execrl.timing.store import MachineFingerprint
-
-
-class Executor(Protocol):
-    def run_batch(
-        self, requests: Iterable[ExecutionRequest], *, progress: bool = True, description: str
-    ) -> Iterable[ExecutionRecord]: ...
 
 
 def campaign_requests(
@@ -175,10 +169,10 @@ def run_campaign(
         cap_s=cap_s,
         repeats=repeats,
         timing=timing,
-        workers=getattr(executor, "workers", 1),
+        workers=executor.workers,
         max_optimization_tests=max_optimization_tests,
         machine=MachineFingerprint.current().model_dump(),
-        isolation=list(getattr(executor, "isolation", [])),
+        isolation=list(executor.isolation),
         samples=sum(e.kind == "sample" for e in entries),
         references=sum(e.kind == "reference" for e in entries),
         wall_s=earlier_wall_s + time.perf_counter() - started,

@@ -9,9 +9,9 @@ without running anything (replay).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from execrl.envs.environment import Environment, EnvironmentConfig, Plan
 from execrl.envs.outcome import Outcome
@@ -22,14 +22,8 @@ from execrl.rewards.compositions import RewardFn
 from execrl.rewards.compositions import reward as build_reward
 from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import ExecutionOptions
+from execrl.sandbox.protocol import Executor
 from execrl.sandbox.records import ExecutionRecord
-
-
-class Executor(Protocol):
-    def run_batch(
-        self, requests: Iterable[ExecutionRequest], *, progress: bool = True, description: str
-    ) -> Iterable[ExecutionRecord]: ...
-
 
 EnvSpec = str | dict | EnvironmentConfig | Environment
 RewardSpec = str | dict | RewardFn
