@@ -76,8 +76,8 @@ class FakeExecutor:
 def fake_executor(monkeypatch):
     FakeExecutor.instances = []
     FakeExecutor.stop_after = None
+    # (every command opens its executor through execrl.service.open, which looks it up here)
     monkeypatch.setattr("execrl.sandbox.executor.LocalExecutor", FakeExecutor)
-    monkeypatch.setattr("execrl.cli.timing_campaign.LocalExecutor", FakeExecutor)
     return FakeExecutor
 
 

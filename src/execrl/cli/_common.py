@@ -1,5 +1,6 @@
-"""Helpers shared by the command modules: the console, the exit codes, and ``safe_text`` for
-anything a checked program (or a data file) wrote."""
+"""Helpers shared by the command modules: the console, the exit codes, ``safe_text`` for
+anything a checked program (or a data file) wrote, and the options every command that runs
+programs shares (--jobs, --site-path, --executor)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,14 @@ from rich.text import Text
 from execrl.errors import DataError, OutputError, UsageError
 from execrl.problems.io import BUNDLED, FORMATS
 from execrl.sandbox.isolation import SandboxConfig, current_site_packages
+from execrl.sandbox.protocol import Executor
+from execrl.service.open import (
+    ACCEPTED_FORMS,
+    EXECUTOR_ENV,
+    ExecutorSpec,
+    open_executor,
+    parse_executor_spec,
+)
 
 EXIT_OK = 0
 """Everything worked and every check passed."""
@@ -145,6 +154,91 @@ def sandbox_config(args: argparse.Namespace, **fields: object) -> SandboxConfig:
     except ValidationError as exc:
         message = exc.errors()[0]["msg"].removeprefix("Value error, ")
         raise UsageError(f"--site-path: {message}") from None
+
+
+def add_executor_argument(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """--executor SPEC: where the command's programs run (``execrl.service.open``); the
+    default comes from $EXECRL_EXECUTOR, else this machine's sandbox pool."""
+    parser.add_argument(
+        "--executor",
+        metavar="URL|ray|local",
+        help=f"where programs run: {ACCEPTED_FORMS} (default: ${EXECUTOR_ENV}, else 'local', "
+        "a sandbox pool on this machine); --jobs and --site-path set up local (and Ray "
+        "nodes') sandboxes, a server uses its own",
+    )
+    return parser
+
+
+def executor_text(args: argparse.Namespace) -> str | None:
+    """The executor spec as given: --executor, else $EXECRL_EXECUTOR, else None."""
+    return getattr(args, "executor", None) or os.environ.get(EXECUTOR_ENV) or None
+
+
+def executor_spec(args: argparse.Namespace) -> ExecutorSpec:
+    """The --executor value (or $EXECRL_EXECUTOR) parsed and checked, before anything starts;
+    a bad spec is a one-line UsageError naming the accepted forms."""
+    try:
+        return parse_executor_spec(executor_text(args))
+    except UsageError as exc:
+        where = "--executor" if getattr(args, "executor", None) else f"${EXECUTOR_ENV}"
+        raise UsageError(f"{where}: {exc}") from None
+
+
+def open_executor_from_args(
+    args: argparse.Namespace,
+    *,
+    workers: int | None = None,
+    config: SandboxConfig | None = None,
+    reserve_host_core: bool = False,
+    default_workers: int | None = None,
+    workers_option: str = "--jobs",
+) -> Executor:
+    """The executor --executor names, opened (close it, or use ``with``). ``workers`` and
+    ``config`` are the command's --jobs and sandbox settings, which only the sandboxes this
+    command starts can take: with a server URL, a --jobs or --site-path the user gave is a
+    UsageError, and $EXECRL_SITE_PATHS (for sandboxes the CLI starts) does not apply.
+    ``reserve_host_core`` applies to the local pool (timed commands keep their bookkeeping
+    off the timed cores). ``default_workers`` replaces a ``workers`` of None for sandboxes
+    this command starts (None: one per core). ``workers_option`` names the option."""
+    spec = executor_spec(args)
+    if spec.kind == "remote":
+        _local_only(spec, workers_option, workers is not None)
+        _local_only(spec, "--site-path", bool(getattr(args, "site_path", None)))
+        config = None
+    else:
+        workers = workers or default_workers
+    return open_executor(spec, workers=workers, config=config, reserve_host_core=reserve_host_core)
+
+
+def add_timed_jobs_argument(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """--jobs N of a timing command: one worker unless asked, so timed runs do not share the
+    machine (per node on Ray; a server runs its own). Open with :func:`open_timed_executor`."""
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help=f"sandbox workers, 1 to {MAX_JOBS} (default: 1, so timed runs do not share the "
+        "machine; per node with --executor ray)",
+    )
+    return parser
+
+
+def open_timed_executor(args: argparse.Namespace) -> Executor:
+    """The executor of a timing command: --jobs workers (default 1) with the calling process
+    kept off their cores when they are local; a server's own workers with a URL. (The
+    command checks --jobs first, with its other options.)"""
+    return open_executor_from_args(
+        args, workers=args.jobs, default_workers=1, reserve_host_core=True
+    )
+
+
+def _local_only(spec: ExecutorSpec, option: str, given: bool) -> None:
+    """A sandbox setting given with a server URL: refused, since the server has its own."""
+    if given:
+        raise UsageError(
+            f"{option} sets up sandboxes this command starts; the servers of --executor "
+            f"{','.join(spec.urls)} use the settings they were started with"
+        )
 
 
 def read_text_file(path: Path, what: str = "file") -> str:

@@ -33,9 +33,13 @@ from rich.table import Table
 from execrl.cli._common import (
     EXIT_OK,
     MAX_JOBS,
+    add_executor_argument,
+    add_timed_jobs_argument,
     check_range,
     check_resume,
     console,
+    executor_spec,
+    open_timed_executor,
     safe_text,
     writable_folder,
 )
@@ -328,12 +332,8 @@ def _register_run(sub: argparse._SubParsersAction) -> None:
         "verdict and duration in the folder.",
     )
     p.add_argument("folder", type=Path, help="the evaluation folder")
-    p.add_argument(
-        "--jobs",
-        type=int,
-        default=1,
-        help="sandbox workers (default: 1, so timed runs do not share the machine)",
-    )
+    add_timed_jobs_argument(p)
+    add_executor_argument(p)
     p.add_argument("--repeats", type=int, default=1, help="timed repeats per test (median kept)")
     p.add_argument("--seed", type=int, default=0, help="shuffle seed (default: 0)")
     p.add_argument("--cap-s", type=float, help="hard cap per test (default: each problem's limit)")
@@ -357,11 +357,10 @@ def _register_run(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from execrl.sandbox.executor import LocalExecutor
-
     folder = EvalFolder(args.folder)
     folder.manifest()  # fail before starting a sandbox
     check_range("--jobs", args.jobs, 1, MAX_JOBS, "sandbox workers")
+    executor_spec(args)  # (a bad --executor is refused before anything is read or started)
     check_range("--repeats", args.repeats, 1, MAX_REPEATS, "timed repeats per test")
     if args.cap_s is not None and not 0 < args.cap_s <= 600:
         raise UsageError(f"--cap-s {args.cap_s}: the cap must lie in (0, 600] seconds")
@@ -370,7 +369,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     finished = None if args.restart else folder.interrupted_campaign()  # (--restart: unread)
     check_resume(args, finished, args.folder)
     try:
-        with LocalExecutor(workers=args.jobs, reserve_host_core=True) as executor:
+        with open_timed_executor(args) as executor:
             info = run_campaign(
                 folder,
                 executor,

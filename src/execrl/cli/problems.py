@@ -12,12 +12,15 @@ from rich.table import Table
 from execrl.cli._common import (
     EXIT_CHECK_FAILED,
     EXIT_OK,
+    add_executor_argument,
     add_jobs_argument,
     add_sandbox_arguments,
     add_source_arguments,
     console,
+    executor_spec,
     fmt_ms,
     jobs,
+    open_executor_from_args,
     safe_markup,
     safe_text,
     sandbox_config,
@@ -36,7 +39,7 @@ from execrl.problems.io import (
 )
 from execrl.problems.models import Problem, Reference, ReferenceLabel, TestGroup
 from execrl.results import ResultsFile
-from execrl.sandbox.executor import LocalExecutor
+from execrl.sandbox.protocol import Executor
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -87,6 +90,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "(default: the current folder); the installed package is never written",
     )
     add_jobs_argument(p)
+    add_executor_argument(p)
     p.set_defaults(handler=cmd_build)
 
     p = add_source_arguments(
@@ -97,6 +101,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--id", action="append", dest="ids", help="only these problem ids (repeatable)")
     add_jobs_argument(p)
+    add_executor_argument(p)
     p.add_argument(
         "--out",
         type=Path,
@@ -207,11 +212,12 @@ def _plan_folder(name: Path, out: Path) -> tuple[Path, Path | None]:
 
 def cmd_build(args: argparse.Namespace) -> int:
     workers = jobs(args)
+    executor_spec(args)
     plans = [_plan_folder(name, args.out) for name in args.folders]  # every name, before work
     for dest, bundled in plans:
         if bundled is not None:
             _copy_bundled(bundled, dest)
-    with LocalExecutor(workers=workers) as executor:
+    with open_executor_from_args(args, workers=workers) as executor:
         for folder, _ in plans:
             _build_one(folder, executor)
     return EXIT_OK
@@ -228,7 +234,7 @@ def _copy_bundled(bundled: Path, dest: Path) -> None:
     console.print(f"copied bundled problem {bundled.name} to {dest}", highlight=False)
 
 
-def _build_one(folder: Path, executor: LocalExecutor) -> None:
+def _build_one(folder: Path, executor: Executor) -> None:
     tests = build_tests(folder, executor=executor)
     problem = read_problem_folder(folder)
     counts = ", ".join(f"{g.value} {len(problem.tests_in(g))}" for g in TestGroup)
@@ -241,6 +247,7 @@ def _check_key(row: dict[str, Any]) -> tuple[Any, Any]:
 
 def cmd_check(args: argparse.Namespace) -> int:
     workers = jobs(args)
+    executor_spec(args)
     if args.resume and args.out is None:
         raise UsageError("--resume continues a results file: give it with --out FILE")
     if args.out is not None and args.out.resolve() == Path(args.source).resolve():
@@ -256,7 +263,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         console.print(f"resuming: {out.resumed} references already checked in {args.out}")
     all_ok = True
     try:
-        with LocalExecutor(workers=workers, config=config) as executor:
+        with open_executor_from_args(args, workers=workers, config=config) as executor:
             for problem in problems:
                 rows = _check_problem(problem, executor, out)
                 console.print(check_table(problem, rows))
@@ -275,7 +282,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _check_problem(
-    problem: Problem, executor: LocalExecutor, out: ResultsFile | None
+    problem: Problem, executor: Executor, out: ResultsFile | None
 ) -> list[dict[str, Any]]:
     """The problem's rows: those a resumed file holds, then the rest as each is checked
     (each written to ``out`` as soon as it is known)."""

@@ -12,10 +12,13 @@ from execrl.cli._common import (
     EXIT_CHECK_FAILED,
     EXIT_EXECRL_FAILED,
     EXIT_OK,
+    add_executor_argument,
     add_sandbox_arguments,
     check_range,
     console,
+    executor_spec,
     fmt_ms,
+    open_executor_from_args,
     read_text_file,
     safe_markup,
     safe_text,
@@ -72,6 +75,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="run even if this machine cannot isolate the network (see `execrl doctor`)",
     )
     add_sandbox_arguments(p)
+    add_executor_argument(p)
     p.set_defaults(handler=cmd_run)
 
     d = commands.add_parser(
@@ -86,6 +90,8 @@ def register(commands: argparse._SubParsersAction) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     # Everything a user can get wrong is checked before the sandbox starts.
     check_range("--repeats", args.repeats, 1, MAX_REPEATS, "runs per test")
+    if args.unsafe_degraded and executor_spec(args).kind == "remote":
+        raise UsageError("--unsafe-degraded applies to a sandbox on this machine, not a server's")
     problem = load_problem(args.source, args.problem, format=args.format)
     if not args.program.is_file():
         raise LoaderError(f"{args.program}: no such program file")
@@ -101,7 +107,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     request = request_for(problem, program, tests, options, args.program.name)
     config = sandbox_config(args, strict=not args.unsafe_degraded)
     groups = {t.id: t.group.value for t in problem.tests}
-    with LocalExecutor(workers=1, config=config) as executor:
+    with open_executor_from_args(args, default_workers=1, config=config) as executor:
         record = executor.execute(request)
     table = Table(title=f"{args.program.name} on {problem.id}", title_justify="left")
     limits = record.limits or request.limits.resolved()

@@ -31,12 +31,15 @@ from execrl.cli._common import (
     EXIT_CHECK_FAILED,
     EXIT_EXECRL_FAILED,
     EXIT_OK,
+    add_executor_argument,
     add_jobs_argument,
     add_sandbox_arguments,
     add_source_arguments,
     console,
+    executor_spec,
     fmt_ms,
     jobs,
+    open_executor_from_args,
     read_text_file,
     safe_text,
     sandbox_config,
@@ -50,7 +53,7 @@ from execrl.problems.models import Problem, ReferenceLabel
 from execrl.results import ResultsFile
 from execrl.rewards import REWARDS, Scored, extract_code, reward
 from execrl.rewards.compositions import RewardFn
-from execrl.sandbox.executor import LocalExecutor
+from execrl.sandbox.protocol import Executor
 from execrl.sandbox.records import ExecutionRecord, program_sha256
 from execrl.timing import measure_reference_durations
 from execrl.timing.store import MachineFingerprint
@@ -106,6 +109,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--list-presets", action="store_true", help="list the environments and rewards, then exit"
     )
     add_jobs_argument(p)
+    add_executor_argument(p)
     p.add_argument(
         "--out",
         type=Path,
@@ -126,6 +130,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.list_presets:
         return list_presets()
     jobs(args)  # (checked before anything is read or started)
+    executor_spec(args)
     if args.resume and args.out is None:
         raise UsageError("--resume continues the results file given with --out; pass --out")
     if args.programs:
@@ -202,7 +207,9 @@ def score_programs(args: argparse.Namespace) -> int:
             add_score_row(table, row)
         todo = [p for p in programs if not results.has(program_key(p))]
         if todo:
-            with LocalExecutor(workers=jobs(args), config=sandbox_config(args)) as executor:
+            with open_executor_from_args(
+                args, workers=jobs(args), config=sandbox_config(args)
+            ) as executor:
                 if references == "measure" and not reuse_measured:
                     problems = measure_references(problems, env, executor, out)
                 elif references == "stored" and env.config.needs_references:
@@ -263,7 +270,7 @@ def iter_scored(
     problems: dict[str, Problem],
     env: Environment,
     reward_fn: RewardFn,
-    executor: LocalExecutor,
+    executor: Executor,
     group_of: dict[str, int],
 ) -> Iterator[Scored]:
     """``score_batch`` one program at a time: every program runs on the pool at once, and
@@ -410,7 +417,7 @@ def load_needed(source: str, fmt: str | None, programs: list[Program]) -> dict[s
 
 
 def measure_references(
-    problems: dict[str, Problem], env: Environment, executor: LocalExecutor, out: Path
+    problems: dict[str, Problem], env: Environment, executor: Executor, out: Path
 ) -> dict[str, Problem]:
     """Fresh durations for every correct reference on the optimization tests, measured on the
     same machine and executor as the programs (spec §5: compare what ran together), saved
@@ -603,7 +610,7 @@ def verify_references(args: argparse.Namespace) -> int:
         ResultsFile(
             out, key=reference_key, resume=args.resume
         ) as results,  # fails now if unwritable
-        LocalExecutor(workers=jobs(args), config=sandbox_config(args)) as executor,
+        open_executor_from_args(args, workers=jobs(args), config=sandbox_config(args)) as executor,
     ):
         if any(set(REFERENCE_ROW) - row.keys() for row in results.rows):
             raise UsageError(
@@ -641,9 +648,7 @@ def reference_key(row: dict) -> tuple:
     return (row.get("problem_id"), row.get("reference"))
 
 
-def verify_resumable(
-    problem: Problem, results: ResultsFile, executor: LocalExecutor
-) -> ProblemReport:
+def verify_resumable(problem: Problem, results: ResultsFile, executor: Executor) -> ProblemReport:
     """The problem's report: references already in ``results`` (an earlier run) are read
     back, the others run now and are written as each finishes."""
     groups = {t.id: t.group for t in problem.tests}

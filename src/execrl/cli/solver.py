@@ -22,8 +22,11 @@ from rich.table import Table
 from execrl.cli._common import (
     EXIT_CHECK_FAILED,
     EXIT_OK,
+    add_executor_argument,
     add_sandbox_arguments,
     console,
+    executor_spec,
+    open_executor_from_args,
     safe_markup,
     safe_text,
     sandbox_config,
@@ -48,7 +51,7 @@ from execrl.rewards.solver.evaluation import (
 from execrl.rewards.solver.execution import (
     DEFAULT_SOLVER_LIMITS,
     install_hint,
-    solver_executor,
+    solver_sandbox_config,
 )
 from execrl.rewards.solver.lpfile import DEFAULT_BIG_M_RATIO, lp_file_features
 from execrl.rewards.solver.rewards import (
@@ -188,12 +191,17 @@ def _run_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="how the program's printed answer is read (default %(default)s)",
     )
     add_sandbox_arguments(parser)  # --site-path: a solver installed elsewhere
+    add_executor_argument(parser)  # a server must have the solvers installed itself
     return parser
 
 
 def _executor(args: argparse.Namespace):
-    """The solver sandboxes, with the --site-path folders importable too."""
-    return solver_executor(workers=args.workers, config=sandbox_config(args))
+    """The solver sandboxes (local or on Ray nodes) with the solver packages and the
+    --site-path folders importable; or the servers of --executor URL, with their own."""
+    config = solver_sandbox_config(sandbox_config(args))
+    return open_executor_from_args(
+        args, workers=args.workers, config=config, workers_option="--workers"
+    )
 
 
 def _problem_arguments(parser: argparse.ArgumentParser) -> None:
@@ -214,6 +222,7 @@ def _limits(args: argparse.Namespace) -> Limits:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
     if args.workers is not None and args.workers > MAX_WORKERS:
         raise UsageError(f"--workers must be at most {MAX_WORKERS}, got {args.workers}")
+    executor_spec(args)
     value = getattr(args, "tolerance_value", None)
     if value is not None and not (math.isfinite(value) and value > 0):
         raise UsageError(f"--tolerance-value must be a finite number above 0, got {value}")

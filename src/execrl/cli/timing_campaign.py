@@ -16,14 +16,17 @@ from rich.table import Table
 from execrl.cli._common import (
     EXIT_OK,
     MAX_JOBS,
+    add_executor_argument,
     add_source_arguments,
+    add_timed_jobs_argument,
     check_range,
     check_resume,
     console,
+    executor_spec,
+    open_timed_executor,
 )
 from execrl.errors import OutputError, UsageError
 from execrl.problems.io import load_problems, select_problems
-from execrl.sandbox.executor import LocalExecutor
 from execrl.sandbox.records import Status
 from execrl.timing.calibration import calibrate, save_calibration
 from execrl.timing.store import Campaign, DurationStore, run_campaign
@@ -49,12 +52,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--store", type=Path, metavar="DIR", help=STORE_HELP)
     p.add_argument("--note", default="", metavar="TEXT", help="a note kept in the campaign")
-    p.add_argument(
-        "--jobs",
-        type=int,
-        default=1,
-        help="sandbox workers (default: 1, so timed runs do not share the machine)",
-    )
+    add_timed_jobs_argument(p)
+    add_executor_argument(p)
     again = p.add_mutually_exclusive_group()
     again.add_argument(
         "--resume",
@@ -100,6 +99,7 @@ def cmd_campaign(args: argparse.Namespace) -> int:
     check_range("--reruns", args.reruns, 1, 1000, "passes")
     check_range("--max-tests", args.max_tests, 1, 10**6, "tests per problem")
     check_range("--jobs", args.jobs, 1, MAX_JOBS, "sandbox workers")
+    executor_spec(args)  # (a bad --executor is refused before anything is read or started)
     store = open_store(args.store)
     try:
         store.campaigns_dir.mkdir(parents=True, exist_ok=True)  # before the sandbox starts
@@ -111,7 +111,7 @@ def cmd_campaign(args: argparse.Namespace) -> int:
     check_resume(args, finished, store.journal_path)
     problems = select_problems(load_problems(args.source, format=args.format), args.ids)
     try:
-        with LocalExecutor(workers=args.jobs, reserve_host_core=True) as executor:
+        with open_timed_executor(args) as executor:
             campaign = run_campaign(
                 problems,
                 executor,

@@ -30,7 +30,8 @@ from execrl.errors import ExecrlError
 from execrl.extract import extract_code
 from execrl.problems.models import Problem
 from execrl.rewards.compositions import reward as build_reward
-from execrl.rewards.scoring import EnvSpec, Executor, Group, RewardSpec, score_batch
+from execrl.rewards.scoring import EnvSpec, Group, RewardSpec, score_batch
+from execrl.sandbox.protocol import Executor
 
 PROMPT_STYLES = ("chat", "text")
 
@@ -45,10 +46,12 @@ class ExecrlRewardFunction:
     ``"bundled"``), or None for the bundled set; a source is read on first use. Each
     completion's problem is the value of the dataset column ``problem_column``.
 
-    ``executor`` is a pool you own (kept open, never closed here, and pickled as it is: pass
-    ``workers`` instead when the function must be pickled). Without one, a ``LocalExecutor``
-    with ``workers`` workers (default: one per core) is opened on first call in the calling
-    process and closed by ``close()`` or at garbage collection.
+    ``executor`` is an executor you own (kept open, never closed here, and pickled as it is:
+    pass a spec or ``workers`` instead when the function must be pickled), or a spec string
+    naming one (``"http://host:8000"``, ``"ray"``, ``"local"``: ``execrl.service.open``).
+    Without an object, the executor the spec names (default: a ``LocalExecutor``) with
+    ``workers`` workers (default: one per core; not with a server URL) is opened on first call
+    in the calling process and closed by ``close()`` or at garbage collection.
     """
 
     def __init__(
@@ -58,7 +61,7 @@ class ExecrlRewardFunction:
         *,
         problems: ProblemSource = None,
         problem_column: str = "problem_id",
-        executor: Executor | None = None,
+        executor: Executor | str | None = None,
         workers: int | None = None,
         name: str | None = None,
     ) -> None:
@@ -66,7 +69,7 @@ class ExecrlRewardFunction:
         self.env = env
         self.reward = reward
         self.problem_column = problem_column
-        self.executor = executor
+        self.executor, self.executor_spec = _executor_or_spec(executor)
         self.workers = workers
         self.__name__ = name or _default_name(reward)
         """TRL logs this function's rewards as ``rewards/<__name__>/mean``."""
@@ -76,7 +79,7 @@ class ExecrlRewardFunction:
 
     def _init_runtime(self) -> None:
         self._lock = threading.Lock()
-        self._own: Any = None  # the LocalExecutor this object opened, if any
+        self._own: Executor | None = None  # the executor this object opened, if any
         self._own_pid = -1  # the process that opened it (a forked child must open its own)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -173,10 +176,10 @@ class ExecrlRewardFunction:
                 self._own_pid = os.getpid()
             return self._own
 
-    def _open_executor(self) -> Any:
-        from execrl.sandbox.executor import LocalExecutor
+    def _open_executor(self) -> Executor:
+        from execrl.service.open import open_executor
 
-        return LocalExecutor(workers=self.workers)
+        return open_executor(self.executor_spec, workers=self.workers)
 
 
 class SolverRewardFunction(ExecrlRewardFunction):
@@ -194,7 +197,7 @@ class SolverRewardFunction(ExecrlRewardFunction):
         reward: Any = "paper",
         *,
         answer_column: str = "answer",
-        executor: Any = None,
+        executor: Executor | str | None = None,
         workers: int | None = None,
         limits: Any = None,
         name: str | None = None,
@@ -204,7 +207,7 @@ class SolverRewardFunction(ExecrlRewardFunction):
         self.config = solver_reward_config(reward)  # fail now on a bad spec
         self.reward = reward
         self.answer_column = answer_column
-        self.executor = executor
+        self.executor, self.executor_spec = _executor_or_spec(executor)
         self.workers = workers
         self.limits = limits
         self.__name__ = name or _default_name(reward).replace("execrl_", "execrl_solver_", 1)
@@ -240,10 +243,10 @@ class SolverRewardFunction(ExecrlRewardFunction):
             log_metric(f"{self.__name__}/inconclusive_frac", inconclusive)
         return rewards
 
-    def _open_executor(self) -> Any:
+    def _open_executor(self) -> Executor:
         from execrl.rewards.solver import solver_executor
 
-        return solver_executor(workers=self.workers)
+        return solver_executor(workers=self.workers, spec=self.executor_spec)
 
 
 class AsyncExecrlRewardFunction(ExecrlRewardFunction):
@@ -332,3 +335,14 @@ def _index(problems: Sequence[Problem] | Mapping[str, Problem]) -> dict[str, Pro
     if isinstance(problems, Mapping):
         return dict(problems)
     return {p.id: p for p in problems}
+
+
+def _executor_or_spec(executor: Executor | str | None) -> tuple[Executor | None, str | None]:
+    """(an executor object, None) or (None, the spec string, checked now rather than at the
+    first training step)."""
+    if not isinstance(executor, str):
+        return executor, None
+    from execrl.service.open import parse_executor_spec
+
+    parse_executor_spec(executor)
+    return None, executor

@@ -35,8 +35,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
-from typing import Protocol
 
+from execrl.errors import ExecutionError, UsageError
 from execrl.problems.optim import Answer
 from execrl.rewards.solver.answers import (
     DEFAULT_CONVENTION,
@@ -52,9 +52,9 @@ from execrl.rewards.solver.lpfile import (
     lp_features,
 )
 from execrl.sandbox.batch import default_jobs, parallel_map
-from execrl.sandbox.forkserver import SandboxCrashed
 from execrl.sandbox.isolation import SandboxConfig
 from execrl.sandbox.limits import Limits
+from execrl.sandbox.protocol import Executor
 from execrl.sandbox.records import Status, TestResult
 
 MODEL_FILE = "model.lp"
@@ -228,14 +228,9 @@ class SolverRun:
 
 
 # -- the sandbox set-up ------------------------------------------------------------------------
-class CapturingExecutor(Protocol):
-    """What running solver code needs of an executor (``LocalExecutor`` has it)."""
-
-    workers: int
-
-    def capture(
-        self, program: str, stdin: str, limits: Limits | None = None
-    ) -> tuple[TestResult, str]: ...
+CapturingExecutor = Executor
+"""The name this module's callers knew the Executor protocol by (running solver code needs
+its ``capture`` and ``workers``); prefer ``execrl.sandbox.protocol.Executor``."""
 
 
 def solver_site_paths() -> tuple[str, ...]:
@@ -261,7 +256,8 @@ def solver_sandbox_config(
     (read-only, importable)."""
     config = config or SandboxConfig()
     paths = (*config.extra_site_paths, *solver_site_paths(), *site_paths)
-    return config.model_copy(update={"extra_site_paths": tuple(dict.fromkeys(paths))})
+    fields = config.model_dump() | {"extra_site_paths": tuple(dict.fromkeys(paths))}
+    return SandboxConfig.model_validate(fields)  # (model_copy would skip the path checks)
 
 
 def solver_executor(
@@ -269,16 +265,26 @@ def solver_executor(
     workers: int | None = None,
     config: SandboxConfig | None = None,
     site_paths: Sequence[str] = (),
-):
-    """A ``LocalExecutor`` whose sandboxes can import the solvers (close it, or use ``with``);
-    ``site_paths``: more site-packages directories to import from (a solver installed
-    elsewhere; CLI ``--site-path``)."""
-    from execrl.sandbox.executor import LocalExecutor
+    spec: str | None = None,
+) -> Executor:
+    """An executor whose sandboxes can import the solvers (close it, or use ``with``):
+    a ``LocalExecutor`` by default, or the backend ``spec`` names
+    (``execrl.service.open``; on Ray every node's sandboxes get the same site paths, so the
+    nodes need the solvers where this machine has them). ``site_paths``: more site-packages
+    directories to import from (a solver installed elsewhere; CLI ``--site-path``). With a
+    server URL the server's own sandbox settings apply, and it must have the solvers."""
+    from execrl.service.open import open_executor, parse_executor_spec
 
-    validated = SandboxConfig.model_validate(
-        solver_sandbox_config(config, site_paths=site_paths).model_dump()
-    )
-    return LocalExecutor(workers=workers, config=validated)
+    parsed = parse_executor_spec(spec)
+    if parsed.kind == "remote":
+        if site_paths:
+            raise UsageError(
+                f"site paths {list(site_paths)} apply to sandboxes this process starts; the "
+                f"servers of {spec} use the settings they were started with"
+            )
+        return open_executor(parsed, workers=workers, config=config)
+    config = solver_sandbox_config(config, site_paths=site_paths)
+    return open_executor(parsed, workers=workers, config=config)
 
 
 def missing_open_solvers() -> list[str]:
@@ -390,7 +396,7 @@ def wrap_program(code: str) -> str:
 def run_solver_code(
     code: str | None,
     *,
-    executor: CapturingExecutor | None = None,
+    executor: Executor | None = None,
     limits: Limits | None = None,
     answers: AnswerSpec = DEFAULT_CONVENTION,
 ) -> SolverRun:
@@ -404,7 +410,7 @@ def run_solver_code(
 def run_solver_codes(
     codes: Sequence[str | None],
     *,
-    executor: CapturingExecutor | None = None,
+    executor: Executor | None = None,
     limits: Limits | None = None,
     progress: bool = True,
     description: str = "solving",
@@ -430,7 +436,7 @@ def run_solver_codes(
 def iter_solver_runs(
     codes: Sequence[str | None],
     *,
-    executor: CapturingExecutor | None = None,
+    executor: Executor | None = None,
     limits: Limits | None = None,
     progress: bool = True,
     description: str = "solving",
@@ -471,11 +477,11 @@ def _no_code() -> SolverRun:
 
 
 def _run_one(
-    executor: CapturingExecutor, code: str, limits: Limits, convention: AnswerConvention
+    executor: Executor, code: str, limits: Limits, convention: AnswerConvention
 ) -> SolverRun:
     try:
         result, stdout = executor.capture(wrap_program(code), "", limits)
-    except SandboxCrashed as exc:
+    except ExecutionError as exc:  # the sandbox (SandboxCrashed) or the service failed
         return SolverRun(RunStatus.INCONCLUSIVE, detail=f"the sandbox failed: {exc}")
     syntax = stdout.rfind(f"\n{SYNTAX_MARK}")
     if syntax >= 0:
