@@ -446,12 +446,22 @@ class RemoteExecutor:
     # -- a batch -------------------------------------------------------------------------------
     async def _stream(self, requests: list[ExecutionRequest], sink: Sink) -> None:
         """Send every request; ``sink(index, record)`` exactly once each (completion order)."""
+        # As many chunks active as the servers have room for (plus one each): the others wait
+        # their turn in FIFO order instead of all waking on every release.
+        room = sum(s.capacity(self.in_flight_per_worker) for s in self._servers if s.workers)
+        slots = asyncio.Semaphore(room // self.batch_size + len(self._servers))
+
+        async def run_chunk(chunk: dict[int, ExecutionRequest]) -> None:
+            async with slots:
+                await self._run_chunk(chunk, sink, group)
+
         indexed = dict(enumerate(requests))
         order = list(indexed)
         async with asyncio.TaskGroup() as group:
             for start in range(0, len(order), self.batch_size):
-                chunk = {i: indexed[i] for i in order[start : start + self.batch_size]}
-                group.create_task(self._run_chunk(chunk, sink, group))
+                group.create_task(
+                    run_chunk({i: indexed[i] for i in order[start : start + self.batch_size]})
+                )
 
     async def _run_chunk(
         self, chunk: dict[int, ExecutionRequest], sink: Sink, group: asyncio.TaskGroup
