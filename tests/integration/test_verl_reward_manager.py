@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -116,7 +117,8 @@ def test_reward_kwargs_executor_sends_executions_to_execrl_serve(batch):
     close_process_executors()
     with running_server(workers=2) as server:
         kwargs = {"executor": server.url}
-        threaded = [_naive_call(compute_score, row, response, kwargs) for row, response in samples]
+        with ThreadPoolExecutor(len(samples)) as threads:  # verl's threads, all at once
+            threaded = list(threads.map(lambda s: _naive_call(compute_score, *s, kwargs), samples))
         remote = process_executor(server.url)
         assert remote.backend != LocalExecutor.backend
 
