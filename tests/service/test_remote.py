@@ -81,6 +81,9 @@ def test_pure_helpers() -> None:
     assert normalise_urls("http://a:1/, http://b:2") == ["http://a:1", "http://b:2"]
     with pytest.raises(UsageError, match="http"):
         normalise_urls("a:1")
+    for bad in ({"retries": -1}, {"timeout_s": 0}, {"batch_size": 0}):
+        with pytest.raises(UsageError, match="RemoteExecutor"):
+            RemoteExecutor("http://127.0.0.1:9", **bad)
 
 
 def test_verdicts_equal_the_local_pools_and_stream_in_request_order(server) -> None:

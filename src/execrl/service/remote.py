@@ -65,8 +65,8 @@ from execrl.service.wire import (
 
 try:
     import httpx
-except ImportError as exc:  # the serve extra
-    raise ExecutionError("RemoteExecutor needs httpx: pip install 'execrl[serve]'") from exc
+except ImportError as exc:  # the serve extra (open_executor turns this into one line)
+    raise ImportError("RemoteExecutor needs httpx: pip install 'execrl[serve]'") from exc
 
 BACKEND = "remote"
 HEALTH_TIMEOUT_S = 2.0
@@ -230,7 +230,8 @@ class RemoteExecutor:
     (default ``$EXECRL_SERVICE_TOKEN``). ``timeout_s``: the longest wait for the next byte of
     an answer (a record can take its wall-clock limit plus its queueing); ``connect_timeout_s``
     for a connection. ``batch_size``: requests per chunk (default: the smallest server's
-    workers).
+    workers). ``seed``: the backoff jitter's random seed. The other settings are described in
+    docs/remote-executor.md.
     """
 
     backend = BACKEND
@@ -251,7 +252,6 @@ class RemoteExecutor:
         fallback: bool = True,
         seed: int | None = None,
     ) -> None:
-        _check_settings(retries, retry_budget_s, backoff_base_s, backoff_cap_s, batch_size)
         self._servers = [_Server(url) for url in normalise_urls(urls)]
         token = token if token is not None else os.environ.get(TOKEN_ENV)
         self._headers = {"Authorization": f"Bearer {token}"} if token else {}
@@ -263,6 +263,7 @@ class RemoteExecutor:
         self.backoff_cap_s = backoff_cap_s
         self.in_flight_per_worker = max(1, in_flight_per_worker)
         self.fallback = fallback
+        self._check_settings(batch_size)
         self.stats = RemoteStats()
         self._rng = random.Random(seed)
         self._loop = _LoopThread()
@@ -272,11 +273,15 @@ class RemoteExecutor:
         except BaseException:
             self.close()
             raise
-        self.workers = sum(s.workers for s in self._servers)
         smallest = min((s.workers for s in self._servers if s.workers), default=1)
         self.batch_size = min(batch_size or smallest, MAX_BATCH)
 
     # -- the protocol ------------------------------------------------------------------------
+    @property
+    def workers(self) -> int:
+        """The servers' workers together (a server never reached counts 0 until it answers)."""
+        return sum(s.workers for s in self._servers)
+
     @property
     def isolation(self) -> list[str]:
         """The protections every reachable server has (the weakest guarantee of the set)."""
@@ -385,6 +390,17 @@ class RemoteExecutor:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def _check_settings(self, batch_size: int | None) -> None:
+        times = (self.retry_budget_s, self.backoff_base_s, self.backoff_cap_s)
+        if self.retries < 0 or min(times) < 0:
+            raise UsageError("RemoteExecutor: retries and the retry/backoff times must be >= 0")
+        if self.timeout_s <= 0 or self.connect_timeout_s <= 0:
+            raise UsageError("RemoteExecutor: timeout_s and connect_timeout_s must be > 0")
+        if batch_size is not None and not 1 <= batch_size <= MAX_BATCH:
+            raise UsageError(
+                f"RemoteExecutor: batch_size must be in 1..{MAX_BATCH}, got {batch_size}"
+            )
 
     # -- the bridge between callers and the private loop -------------------------------------
     def _start(
@@ -711,19 +727,6 @@ class RemoteExecutor:
 
 
 # -- module helpers ----------------------------------------------------------------------------
-def _check_settings(
-    retries: int,
-    retry_budget_s: float,
-    backoff_base_s: float,
-    backoff_cap_s: float,
-    batch_size: int | None,
-) -> None:
-    if retries < 0 or retry_budget_s < 0 or backoff_base_s < 0 or backoff_cap_s < 0:
-        raise UsageError("RemoteExecutor: retries and the retry/backoff times must be >= 0")
-    if batch_size is not None and not 1 <= batch_size <= MAX_BATCH:
-        raise UsageError(f"RemoteExecutor: batch_size must be in 1..{MAX_BATCH}, got {batch_size}")
-
-
 async def _translated(attempt: Awaitable[None], server: _Server) -> None:
     """Run an attempt, turning transport errors and unreadable answers into ``_ServerFailed``."""
     try:
