@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -53,6 +54,16 @@ def _fork_servers(pid: int) -> list[int]:
     return found
 
 
+def _left_behind(pids: list[int], grace_s: float = 5.0) -> list[int]:
+    """Those of ``pids`` still alive after ``grace_s``."""
+    deadline = time.monotonic() + grace_s
+    while (
+        alive := [p for p in pids if Path(f"/proc/{p}").exists()]
+    ) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return alive
+
+
 def _run_and_do(remote: RemoteExecutor, requests, after: int, action) -> list[ExecutionRecord]:
     """``run_batch``, calling ``action()`` once ``after`` records have come back."""
     records = []
@@ -87,8 +98,10 @@ def test_a_server_killed_mid_batch_fails_over_to_the_second() -> None:
     count = 16 * SCALE
     requests = token_requests(count, sleep_s=0.2)
     with running_server(workers=1) as doomed, running_server(workers=1) as survivor:
+        sandboxes: list[int] = []
 
         def kill() -> None:
+            sandboxes.extend(_descendants(doomed.pid))
             doomed.process.send_signal(signal.SIGKILL)
 
         with RemoteExecutor([doomed.url, survivor.url], batch_size=2, **FAST) as remote:
@@ -96,6 +109,7 @@ def test_a_server_killed_mid_batch_fails_over_to_the_second() -> None:
             assert remote.stats.marked_down >= 1 and remote.stats.failures >= 1
         assert doomed.process.wait(10) == -signal.SIGKILL
         assert own_verdicts(requests, records) == {"success": count}
+        assert sandboxes and _left_behind(sandboxes) == []  # its sandboxes died with it
 
 
 def test_the_only_server_killed_mid_batch_leaves_the_rest_inconclusive() -> None:
