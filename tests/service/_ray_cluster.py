@@ -27,7 +27,9 @@ RAY = str(Path(sys.executable).with_name("ray"))
 OBJECT_STORE_BYTES = 100 * 1024 * 1024
 """Per node: the smallest store Ray accepts comfortably; the records are small."""
 START_TIMEOUT_S = 60.0
-QUIET_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DEDUP_LOGS": "0"}
+QUIET_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DEDUP_LOGS": "0", "RAY_AUTH_MODE": "disabled"}
+"""No usage stats; no token auth (``ray start`` turns it on by itself when ``~/.ray/auth_token``
+exists, while a driver without ``RAY_AUTH_MODE=token`` sends no token: nothing could connect)."""
 
 
 def free_port() -> int:
@@ -66,8 +68,7 @@ def start_cluster(nodes: int = 2, cpus_per_node: int = 1) -> LocalRayCluster:
     cluster = LocalRayCluster(address=f"127.0.0.1:{port}", temp_dir=temp_dir)
     try:
         cluster.nodes.append(_start_node(cluster, cpus_per_node, head_port=port))
-        _wait_for_nodes(cluster, 1)
-        for _ in range(nodes - 1):
+        for _ in range(nodes - 1):  # they wait for the head's GCS themselves
             cluster.nodes.append(_start_node(cluster, cpus_per_node))
         _wait_for_nodes(cluster, nodes)
     except BaseException:
@@ -115,36 +116,44 @@ def _start_node(
 
 
 def _wait_for_nodes(cluster: LocalRayCluster, count: int) -> None:
-    """Block until the GCS lists ``count`` alive nodes (a node that died is a RuntimeError
-    quoting its log)."""
+    """Block until the cluster has ``count`` alive nodes (a node process that exited is a
+    RuntimeError quoting its log). A driver in a subprocess asks the GCS, so this process
+    does not connect to Ray (and Ray's token auth, when on, is handled by Ray itself)."""
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
-        for i, node in enumerate(cluster.nodes):
-            if node.poll() is not None:
-                log = (cluster.temp_dir / f"node-{i}.log").read_text(errors="replace")
-                raise RuntimeError(f"ray node {i} exited {node.returncode}:\n{log[-3000:]}")
-        if _alive_nodes(cluster.address) >= count:
+        _raise_if_exited(cluster)
+        if _alive_nodes(cluster.address, count, deadline - time.monotonic()) >= count:
             return
         time.sleep(0.5)
+    _raise_if_exited(cluster)
     raise RuntimeError(f"the Ray cluster at {cluster.address} has not {count} nodes after 60 s")
 
 
-def _alive_nodes(address: str) -> int:
-    """How many nodes the GCS at ``address`` lists as alive (0 while it is not up)."""
+def _raise_if_exited(cluster: LocalRayCluster) -> None:
+    for i, node in enumerate(cluster.nodes):
+        if node.poll() is not None:
+            log = (cluster.temp_dir / f"node-{i}.log").read_text(errors="replace")
+            raise RuntimeError(f"ray node {i} exited {node.returncode}:\n{log[-3000:]}")
+
+
+def _alive_nodes(address: str, count: int, timeout_s: float) -> int:
+    """How many alive nodes the cluster at ``address`` has, once it has ``count`` or after
+    ``timeout_s`` (0 while its GCS is not up)."""
     script = (
-        "import ray._private.state as s, ray\n"
-        "from ray._raylet import GcsClientOptions\n"
-        "g = s.GlobalState()\n"
-        f"g._initialize_global_state(GcsClientOptions.create({address!r}, None, "
-        "allow_cluster_id_nil=True, fetch_cluster_id_if_nil=False))\n"
-        "print(sum(n['Alive'] for n in g.node_table()))\n"
+        "import sys, time, logging, ray\n"
+        f"ray.init(address={address!r}, logging_level=logging.ERROR, log_to_driver=False)\n"
+        f"end = time.monotonic() + {max(1.0, timeout_s - 5):.1f}\n"
+        "while (n := sum(x['Alive'] for x in ray.nodes())) < "
+        f"{count} and time.monotonic() < end:\n"
+        "    time.sleep(0.3)\n"
+        "print(n)\n"
     )
     try:
         out = subprocess.run(
             [sys.executable, "-c", script],
             capture_output=True,
             text=True,
-            timeout=20,
+            timeout=max(5.0, timeout_s),
             env={**os.environ, **QUIET_ENV},
         )
         return int(out.stdout.strip().splitlines()[-1])

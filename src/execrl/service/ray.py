@@ -43,7 +43,7 @@ from execrl.sandbox.records import ExecutionRecord, Status, TestResult, inconclu
 
 try:
     import ray
-    from ray.exceptions import GetTimeoutError, RayError
+    from ray.exceptions import ActorUnavailableError, GetTimeoutError, RayError
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 except ImportError as exc:  # the optional extra
     raise UsageError(
@@ -289,15 +289,19 @@ class RayExecutor:
             stop.set()
 
     def node_stats(self) -> list[dict[str, Any]]:
-        """Each actor's ``describe()``: node id, pid, workers, cores, requests executed (a dead
-        actor's entry says ``{"node_id": ..., "state": "dead"}``)."""
-        stats = []
-        for slot in self._slots:
-            try:
-                stats.append({**ray.get(slot.actor.describe.remote(), timeout=30), "state": "live"})
-            except (RayError, GetTimeoutError):
-                stats.append({"node_id": slot.node_id, "state": "dead"})
-        return stats
+        """Each actor's ``describe()`` (node id, pid, workers, cores, requests executed) and its
+        ``state`` here: ``live``, ``checking`` (failed, being probed), ``dead`` (left out), or
+        ``unavailable`` (it did not answer now)."""
+        self._check_probes()
+        return [self._describe(slot) for slot in self._slots]
+
+    def _describe(self, slot: _Slot) -> dict[str, Any]:
+        if slot.state == "dead":
+            return {"node_id": slot.node_id, "state": "dead"}
+        try:
+            return {**ray.get(slot.actor.describe.remote(), timeout=30), "state": slot.state}
+        except (RayError, GetTimeoutError):
+            return {"node_id": slot.node_id, "state": "unavailable"}
 
     def close(self) -> None:
         """Stop every actor (their pools close with their processes); disconnect from Ray if
@@ -414,15 +418,19 @@ class RayExecutor:
                 self._settle(slot)
 
     def _settle(self, slot: _Slot) -> None:
+        """A probe answered: the actor is live again, still restarting (probe again), or dead
+        (its restarts are used up or its node is gone)."""
+        state, probe = "live", None
         try:
             ray.get(slot.probe)
-            state = "live"
+        except ActorUnavailableError:  # Ray is restarting it
+            state, probe = "checking", slot.actor.describe.remote()
         except RayError as exc:
             state = "dead"
             logging.getLogger(__name__).warning("Ray actor on %s is gone: %s", slot.host, exc)
         with self._lock:
             if slot.state == "checking":
-                slot.state, slot.probe = state, None
+                slot.state, slot.probe = state, probe
             self._lock.notify_all()
 
     def _usable(self) -> bool:
