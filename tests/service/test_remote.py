@@ -168,6 +168,24 @@ def test_two_servers_share_the_load_and_a_killed_one_fails_over() -> None:
         assert _metric(second.url, "executions_total") == counts[1] + 8
 
 
+def test_a_server_down_is_probed_and_used_again_once_healthy(server) -> None:
+    with (
+        running_server(workers=1) as other,
+        FaultyProxy(server.port, drop=1.0) as flaky,  # every request to `server` is dropped
+        RemoteExecutor([flaky.url, other.url], batch_size=1, **FAST) as remote,
+    ):
+        assert remote.workers == 1  # only `other` answered /v1/info
+        before = _metric(server.url, "executions_total")
+        first = token_requests(4)
+        assert own_verdicts(first, list(remote.run_batch(first, progress=False))) == {"success": 4}
+        assert _metric(server.url, "executions_total") == before and remote.stats.probes >= 1
+        flaky.weights["drop"] = 0.0  # the network heals
+        again = token_requests(8, sleep_s=0.2)
+        assert own_verdicts(again, list(remote.run_batch(again, progress=False))) == {"success": 8}
+        assert remote.workers == 3  # /v1/info read once it was healthy
+        assert _metric(server.url, "executions_total") > before
+
+
 def test_a_retried_batch_whose_first_attempt_went_through_runs_once(server) -> None:
     """The proxy cuts the first stream after the server got the whole batch; the retry goes to
     the same server with the same key, so the server replays instead of running again."""
