@@ -70,6 +70,8 @@ except ImportError as exc:  # the serve extra (open_executor turns this into one
 
 BACKEND = "remote"
 HEALTH_TIMEOUT_S = 2.0
+READ_MARGIN_S = 30.0
+"""Added to a request's longest possible run when it exceeds ``timeout_s``."""
 ONE_SHOT = {"Connection": "close"}
 """Headers of the rare calls (``/v1/info``, ``/v1/health``), which do not keep a connection."""
 RETRY_AFTER_MAX_S = 60.0
@@ -564,9 +566,10 @@ class RemoteExecutor:
         line and every index of the body."""
         body = ExecuteBatch(requests=batch).model_dump_json()
         headers = {IDEMPOTENCY_HEADER: key, "Content-Type": "application/json"}
+        timeout = httpx.Timeout(self._read_timeout_s(batch), connect=self.connect_timeout_s)
         done = False
         async with self._client.stream(
-            "POST", f"{server.url}/v1/execute", content=body, headers=headers
+            "POST", f"{server.url}/v1/execute", content=body, headers=headers, timeout=timeout
         ) as response:
             await _check_status(server, response)
             async for line in response.aiter_lines():
@@ -586,6 +589,13 @@ class RemoteExecutor:
                 f"{server.url}: the stream ended with {len(missing)} of {len(indices)} "
                 "records missing"
             )
+
+    def _read_timeout_s(self, batch: list[ExecutionRequest]) -> float:
+        """The longest silence to wait for between two lines: ``timeout_s``, or longer for a
+        request that may legitimately run longer (every test at its wall-clock limit, every
+        repeat), plus a margin for its time in the server's queue."""
+        longest = max(len(r.tests) * r.options.repeats * r.limits.wall_limit_s for r in batch)
+        return max(self.timeout_s, longest + READ_MARGIN_S)
 
     async def _capture(self, body: str) -> tuple[TestResult, str]:
         got: list[CaptureResponse] = []
