@@ -204,6 +204,7 @@ def rollout_batch(rollouts: list[tuple[dict, str]], tokenizer_dir: Path) -> Data
         ("compute_score", "local"),
         ("compute_score_async", "local"),
         ("compute_score_async", "serve"),
+        ("compute_score_async", "ray"),
     ],
 )
 def test_reward_loop_gives_execrl_rewards(
@@ -212,7 +213,7 @@ def test_reward_loop_gives_execrl_rewards(
     # verl's trainer path: RewardLoopManager starts reward.num_workers RewardLoopWorker actors,
     # each loads the custom reward from the config and scores its chunk of the batch.
     with contextlib.ExitStack() as stack:
-        executor = "local"
+        executor = "local" if where == "local" else "ray"
         if where == "serve":
             pytest.importorskip("fastapi", reason="execrl serve needs the serve extra")
             executor = stack.enter_context(_server_module().running_server(workers=2)).url
@@ -235,7 +236,7 @@ def _reward_loop(function: str, executor: str, tokenizer_dir: Path, rollouts) ->
         f"+reward.custom_reward_function.reward_kwargs.executor={executor}",
         "+reward.custom_reward_function.reward_kwargs.workers=1",
     ]
-    if executor != "local":  # a server runs the workers it was started with
+    if executor.startswith("http"):  # a server runs the workers it was started with
         overrides.pop()
     manager = RewardLoopManager(verl_config(tokenizer_dir, overrides))
     try:
