@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -234,8 +235,13 @@ def test_bad_executor_spec_is_a_usage_error(fresh_process_executors):
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two cores")
-def test_processes_pin_their_pools_to_different_cores(fresh_process_executors):
+def test_processes_pin_their_pools_to_different_cores(
+    fresh_process_executors, tmp_path, monkeypatch
+):
     # verl's reward workers are processes on one node: each pool takes cores no other holds.
+    # The core locks live in the temporary folder: this test's own, so that pools of other
+    # test processes running at the same time (pytest -n) hold none of them.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     child = subprocess.Popen(
         [
             sys.executable,
@@ -246,6 +252,7 @@ def test_processes_pin_their_pools_to_different_cores(fresh_process_executors):
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
     )
     try:
         theirs = json.loads(child.stdout.readline())
