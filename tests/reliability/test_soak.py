@@ -1,7 +1,8 @@
 """Soak: many executions through ``execrl serve``, hostile programs mixed with benign ones, 64
 client requests at once. Every request is answered exactly once, with its own program's
 verdict (each program carries a unique token: its record's hash and problem id are checked),
-no process is left behind, and the server's memory stays flat.
+no process is left behind, and the server's memory stays flat (each batch carries an
+Idempotency-Key, as RemoteExecutor's do, so the bounded idempotency store is in the figure).
 
 CI runs ``EXECRL_SOAK_N`` = 300 executions (default); the full soak is
 ``EXECRL_SOAK_N=10000 pytest tests/reliability/test_soak.py -s``.
@@ -60,36 +61,36 @@ class Job:
         return self.request["problem_id"]
 
 
-def benign(i: int, token: str) -> Job:
+def benign(i: int, token: str, prefix: str) -> Job:
     """Prints its token; every other one is judged against another output (wrong answer)."""
     passes = i % 2 == 0
     test = StdioTest(id="t", input="", output=token if passes else "not-" + token)
     status = Status.SUCCESS if passes else Status.WRONG_ANSWER
-    return _job(i, f"print({token!r})", test, Limits(), {status})
+    return _job(f"{prefix}-{i}", f"print({token!r})", test, Limits(), {status})
 
 
-def hostile(i: int, token: str) -> Job:
+def hostile(i: int, token: str, prefix: str) -> Job:
     case = HOSTILE_CASES[(i // HOSTILE_EVERY) % len(HOSTILE_CASES)]
-    return _job(i, f"{case.code}\n# {token}\n", case.test, HOSTILE_LIMITS, case.expect)
+    code = f"{case.code}\n# {token}\n"
+    return _job(f"{prefix}-{i}", code, case.test, HOSTILE_LIMITS, case.expect)
 
 
-def _job(i: int, program: str, test, limits: Limits, expect: set[Status]) -> Job:
+def _job(job_id: str, program: str, test, limits: Limits, expect: set[Status]) -> Job:
     request = {
         "program": program,
         "tests": [test.model_dump(mode="json")],
         "limits": limits.model_dump(mode="json", exclude_none=True),
-        "problem_id": f"soak-{i}",
+        "problem_id": job_id,
     }
     return Job(request, frozenset(expect))
 
 
-def jobs(n: int) -> list[Job]:
+def jobs(n: int, prefix: str = "soak") -> list[Job]:
+    """n jobs with ids ``prefix-i``, one in HOSTILE_EVERY hostile; each with a fresh token."""
     made = []
     for i in range(n):
-        token = uuid.uuid4().hex
-        made.append(
-            hostile(i, token) if i % HOSTILE_EVERY == HOSTILE_EVERY - 1 else benign(i, token)
-        )
+        kind = hostile if i % HOSTILE_EVERY == HOSTILE_EVERY - 1 else benign
+        made.append(kind(i, uuid.uuid4().hex, prefix))
     return made
 
 
@@ -127,7 +128,8 @@ async def send_all(url: str, work: list[list[Job]]) -> tuple[list[tuple[str, dic
 async def _send(client: httpx.AsyncClient, batch: list[Job], answers: list) -> bool:
     """One batch's request; False when the queue was full (429)."""
     body = {"requests": [job.request for job in batch]}
-    response = await client.post("/v1/execute", json=body)
+    key = {"Idempotency-Key": batch[0].id}  # as RemoteExecutor sends: a retry runs nothing twice
+    response = await client.post("/v1/execute", json=body, headers=key)
     if response.status_code == 429:
         return False
     assert response.status_code == 200, response.text
@@ -145,7 +147,7 @@ def test_soak_every_request_answered_once_with_its_own_verdict():
     by_id = {job.id: job for job in all_jobs}
     with running_server(workers=2) as server:
         process = psutil.Process(server.pid)
-        warm, _ = asyncio.run(send_all(server.url, batches(jobs(32), seed=1)))
+        warm, _ = asyncio.run(send_all(server.url, batches(jobs(32, prefix="warm-up"), seed=1)))
         assert len(warm) == 32
         start_rss = process.memory_info().rss
         start_children = len(process.children(recursive=True))

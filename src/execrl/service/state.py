@@ -39,10 +39,11 @@ QUEUE_PER_WORKER = 32
 MIN_QUEUE_LIMIT = 256
 """The default queue limit is never below this (a small node still takes a training step's
 batch at once)."""
-IDEMPOTENCY_RECORDS = 65536
+IDEMPOTENCY_RECORDS = 16384
 """Most records remembered under ``Idempotency-Key``s, all batches together (least recently
-used batch dropped first; a batch still running is kept)."""
-IDEMPOTENCY_TTL_S = 600.0
+used batch dropped first; a batch still running is kept): two training steps of 8,192
+programs, a few tens of MB. A client's retries come within seconds."""
+IDEMPOTENCY_TTL_S = 300.0
 """How long a finished batch's records are kept for a retry (from its last use)."""
 
 
