@@ -7,6 +7,7 @@ CI scale by default; ``EXECRL_FAULTS_SCALE=10`` (or more) multiplies every batch
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import time
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import httpx
 
+from execrl.sandbox.limits import Limits
 from execrl.sandbox.records import ExecutionRecord, Status
 from execrl.service.remote import RemoteExecutor
 from tests.reliability._proxy import FaultyProxy, own_verdicts, token_requests
@@ -110,6 +112,29 @@ def test_a_server_killed_mid_batch_fails_over_to_the_second() -> None:
         assert doomed.process.wait(10) == -signal.SIGKILL
         assert own_verdicts(requests, records) == {"success": count}
         assert sandboxes and _left_behind(sandboxes) == []  # its sandboxes died with it
+
+
+def test_a_hung_server_is_failed_over_after_its_silence() -> None:
+    """SIGSTOP: the server accepts nothing and answers nothing (the hang RL users report);
+    the client gives up on it after ``timeout_s`` beyond the requests' limits."""
+    count = 8 * SCALE
+    requests = [
+        r.model_copy(update={"limits": Limits(cpu_time_s=0.3)})
+        for r in token_requests(count, sleep_s=0.2)
+    ]
+    with running_server(workers=1) as hung, running_server(workers=1) as survivor:
+        stop = functools.partial(os.kill, hung.pid, signal.SIGSTOP)
+        try:
+            with RemoteExecutor(
+                [hung.url, survivor.url], batch_size=1, timeout_s=1.0, **FAST
+            ) as remote:
+                started = time.monotonic()
+                records = _run_and_do(remote, requests, 2, stop)
+                elapsed = time.monotonic() - started
+        finally:
+            os.kill(hung.pid, signal.SIGCONT)  # so it can drain and exit on SIGTERM
+        assert own_verdicts(requests, records) == {"success": count}
+        assert remote.stats.failures >= 1 and elapsed < 30, (remote.stats, elapsed)
 
 
 def test_the_only_server_killed_mid_batch_leaves_the_rest_inconclusive() -> None:

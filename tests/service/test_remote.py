@@ -145,7 +145,7 @@ def test_a_wrong_token_is_one_config_error_and_the_right_one_works() -> None:
 
 def test_no_server_at_all_is_an_execution_error() -> None:
     with pytest.raises(ExecutionError, match="no execrl server answered"):
-        RemoteExecutor("http://127.0.0.1:9", connect_timeout_s=1)
+        RemoteExecutor("http://127.0.0.1:9", connect_timeout_s=1, retries=1, **FAST)
 
 
 def test_two_servers_share_the_load_and_a_killed_one_fails_over() -> None:

@@ -70,8 +70,6 @@ except ImportError as exc:  # the serve extra (open_executor turns this into one
 
 BACKEND = "remote"
 HEALTH_TIMEOUT_S = 2.0
-READ_MARGIN_S = 30.0
-"""Added to a request's longest possible run when it exceeds ``timeout_s``."""
 ONE_SHOT = {"Connection": "close"}
 """Headers of the rare calls (``/v1/info``, ``/v1/health``), which do not keep a connection."""
 RETRY_AFTER_MAX_S = 60.0
@@ -229,11 +227,11 @@ class RemoteExecutor:
     """Runs ExecutionRequests on ``execrl serve`` servers (see the module docstring).
 
     ``urls``: one base URL, a comma-separated string or a list. ``token``: the bearer token
-    (default ``$EXECRL_SERVICE_TOKEN``). ``timeout_s``: the longest wait for the next byte of
-    an answer (a record can take its wall-clock limit plus its queueing); ``connect_timeout_s``
-    for a connection. ``batch_size``: requests per chunk (default: the smallest server's
-    workers). ``seed``: the backoff jitter's random seed. The other settings are described in
-    docs/remote-executor.md.
+    (default ``$EXECRL_SERVICE_TOKEN``). ``timeout_s``: how long a stream may stay silent
+    beyond the longest its requests may run (a hung server is failed over after that);
+    ``connect_timeout_s``: for a connection. ``batch_size``: requests per chunk (default: the
+    smallest server's workers). ``seed``: the backoff jitter's. docs/remote-executor.md
+    describes the others.
     """
 
     backend = BACKEND
@@ -243,7 +241,7 @@ class RemoteExecutor:
         urls: str | Sequence[str],
         *,
         token: str | None = None,
-        timeout_s: float = 300.0,
+        timeout_s: float = 60.0,
         connect_timeout_s: float = 5.0,
         retries: int = 5,
         retry_budget_s: float = 300.0,
@@ -378,7 +376,8 @@ class RemoteExecutor:
         """``/v1/capture`` on a server: (verdict without comparison, stdout); an ``inconclusive``
         verdict with empty stdout when no server could run it."""
         body = CaptureRequest(program=program, stdin=stdin, limits=limits or Limits())
-        return self._loop.call(self._capture(body.model_dump_json()))
+        timeout_s = self.timeout_s + body.limits.wall_limit_s
+        return self._loop.call(self._capture(body.model_dump_json(), timeout_s))
 
     def close(self) -> None:
         if self._closed:
@@ -591,13 +590,13 @@ class RemoteExecutor:
             )
 
     def _read_timeout_s(self, batch: list[ExecutionRequest]) -> float:
-        """The longest silence to wait for between two lines: ``timeout_s``, or longer for a
-        request that may legitimately run longer (every test at its wall-clock limit, every
-        repeat), plus a margin for its time in the server's queue."""
+        """The longest silence to wait for between two lines: ``timeout_s`` beyond the longest
+        a request of the batch may legitimately run (every test at its wall-clock limit, every
+        repeat)."""
         longest = max(len(r.tests) * r.options.repeats * r.limits.wall_limit_s for r in batch)
-        return max(self.timeout_s, longest + READ_MARGIN_S)
+        return self.timeout_s + longest
 
-    async def _capture(self, body: str) -> tuple[TestResult, str]:
+    async def _capture(self, body: str, timeout_s: float) -> tuple[TestResult, str]:
         got: list[CaptureResponse] = []
 
         async def attempt(server: _Server) -> None:
@@ -605,6 +604,7 @@ class RemoteExecutor:
                 f"{server.url}/v1/capture",
                 content=body,
                 headers={"Content-Type": "application/json"},
+                timeout=httpx.Timeout(timeout_s, connect=self.connect_timeout_s),
             )
             await _check_status(server, response)
             got.append(CaptureResponse.model_validate_json(response.content))
