@@ -129,6 +129,18 @@ def test_arun_run_and_capture(executor):
     assert (result.status, stdout) == (Status.SUCCESS, "cba\n")
 
 
+def test_executors_with_the_same_settings_share_each_nodes_pool(executor):
+    with RayExecutor() as second:  # the process is connected: it joins that cluster
+        assert sorted(s["pid"] for s in second.node_stats()) == sorted(
+            s["pid"] for s in executor.node_stats()
+        )
+        record = second.run("print(5)", [StdioTest(id="a", input="", output="5")])
+        assert record.all_passed
+    # the second did not create the actors, so closing it stopped neither
+    assert [s["state"] for s in executor.node_stats()] == ["live", "live"]
+    assert executor.run("print(6)", [StdioTest(id="a", input="", output="6")]).all_passed
+
+
 def test_unknown_nodes_are_an_execution_error(executor):
     with pytest.raises(ExecutionError, match="no alive node with a CPU among"):
         RayExecutor(nodes=["10.255.255.1"])

@@ -2,10 +2,13 @@
 
 Each node gets one actor (``NodeWorker``) that owns that node's ``LocalExecutor``: fork
 servers pinned to the node's cores, one per worker. The actor is placed on its node by a hard
-``NodeAffinitySchedulingStrategy`` and reserves ``num_cpus`` = its workers, so Ray never packs
-two on a node (we create exactly one per node id) and never schedules other CPU work onto the
-cores it times programs on. It is a threaded actor with ``max_concurrency`` = workers + 2: as
-many requests run at once as it has workers, and a ``describe`` call still gets through.
+``NodeAffinitySchedulingStrategy`` (so Ray cannot pack two on a node: we ask for exactly one per
+node id) and reserves ``num_cpus`` = its workers, so Ray schedules no other CPU work onto the
+cores it times programs on. It is named after its node and settings in the ``execrl``
+namespace: every executor with the same settings, in any process of the job (verl's reward
+workers), shares that one pool per node instead of starting its own. It is a threaded actor
+running as many requests at once as it has workers, plus a ``control`` concurrency group so a
+``describe`` probe is answered while every worker is busy.
 
 The caller's side (``RayExecutor``) fans requests out over the actors, never more in flight on
 an actor than it has workers, and collects results with ``ray.wait`` as they finish. An actor
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import itertools
 import logging
 import os
@@ -43,7 +47,12 @@ from execrl.sandbox.records import ExecutionRecord, Status, TestResult, inconclu
 
 try:
     import ray
-    from ray.exceptions import ActorUnavailableError, GetTimeoutError, RayError
+    from ray.exceptions import (
+        ActorAlreadyExistsError,
+        ActorUnavailableError,
+        GetTimeoutError,
+        RayError,
+    )
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 except ImportError as exc:  # the optional extra
     raise UsageError(
@@ -52,14 +61,17 @@ except ImportError as exc:  # the optional extra
     ) from None
 
 BACKEND = "ray"
+NAMESPACE = "execrl"
+"""The Ray namespace the node actors are named in."""
 START_TIMEOUT_S = 120.0
 """How long the actors may take to start their pools (a worker process per node, fork
 servers)."""
 POLL_S = 0.2
 """How often a waiting batch looks at restarting actors and deadlines."""
-DEADLINE_SLACK_S = 60.0
-"""Added to a request's own time budget before it counts as lost on its actor (scheduling,
-transfer, a restart in between)."""
+DEADLINE_SLACK_S = 120.0
+"""Added to three times a request's own time budget before it counts as lost on its actor: a
+safety net for an actor that hangs (Ray reports dead ones itself), generous because executors
+sharing an actor queue behind each other there."""
 ATTEMPTS = 2
 """Spec §6: a request whose actor failed is retried once, then it is inconclusive."""
 
@@ -75,6 +87,7 @@ class NodeWorker:
         self._executed = 0
         self._count_lock = threading.Lock()
 
+    @ray.method(concurrency_group="control")
     def describe(self) -> dict[str, Any]:
         """Where this actor runs (node id, pid, cores) and how many requests it executed."""
         return {
@@ -112,6 +125,9 @@ class _Slot:
     host: str
     actor: Any
     workers: int
+    created: bool
+    """This executor created the actor (and stops it on close); otherwise it shares one that
+    another executor with the same settings created."""
     in_flight: int = 0
     state: str = "live"
     """``live`` (takes work), ``checking`` (failed; a probe waits for Ray's restart) or
@@ -311,8 +327,7 @@ class RayExecutor:
         self._closed = True
         self._threads.shutdown(wait=False, cancel_futures=True)
         for slot in self._slots:
-            with contextlib.suppress(RayError, ValueError):
-                ray.kill(slot.actor, no_restart=True)
+            _kill_if_created(slot)
         if self._owns_ray:
             ray.shutdown()
 
@@ -487,11 +502,14 @@ def _connect(address: str | None) -> bool:
 def _choose_nodes(
     table: list[dict], wanted: list[str] | None, workers_per_node: int | None
 ) -> _NodeChoice:
-    """The alive nodes with CPUs (or those named by id or IP), and each one's workers."""
+    """The nodes named by id or IP, else the alive CPU nodes (those without GPUs, which stay
+    the trainer's; every node when each has GPUs), and each one's workers."""
     alive = [n for n in table if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) >= 1]
     if wanted is not None:
         names = set(wanted)
         alive = [n for n in alive if n["NodeID"] in names or n["NodeManagerAddress"] in names]
+    else:
+        alive = [n for n in alive if not n["Resources"].get("GPU")] or alive
     if not alive:
         which = f" among {sorted(wanted)}" if wanted is not None else ""
         raise ExecutionError(f"the Ray cluster has no alive node with a CPU{which}")
@@ -502,21 +520,46 @@ def _choose_nodes(
 def _start_actors(
     choice: _NodeChoice, config: SandboxConfig | None, max_restarts: int
 ) -> list[_Slot]:
-    """One NodeWorker per chosen node, pinned there; waits until every pool has started. A
-    node whose actor cannot start is left out (an ExecutionError when none can)."""
-    remote = ray.remote(NodeWorker)
+    """One NodeWorker per chosen node, pinned there (or the one already there with the same
+    settings); waits until every pool has started. A node whose actor cannot start is left
+    out (an ExecutionError when none can)."""
     hosts = [node["NodeManagerAddress"] for node in choice.nodes]
     slots = []
     for node, workers, share in zip(choice.nodes, choice.workers, _shares(hosts), strict=True):
-        actor = remote.options(
-            num_cpus=min(workers, node["Resources"]["CPU"]),
-            max_concurrency=workers + 2,
-            max_restarts=max_restarts,
-            max_task_retries=0,
-            scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False),
-        ).remote(workers, share, config)
-        slots.append(_Slot(node["NodeID"], node["NodeManagerAddress"], actor, workers))
+        settings = (workers, share, config)
+        name = _actor_name(node["NodeID"], settings, max_restarts)
+        options = {
+            "name": name,
+            "namespace": NAMESPACE,
+            "num_cpus": min(workers, node["Resources"]["CPU"]),
+            "max_concurrency": workers,
+            "max_restarts": max_restarts,
+            "max_task_retries": 0,
+            "scheduling_strategy": NodeAffinitySchedulingStrategy(node["NodeID"], soft=False),
+        }
+        actor, created = _get_or_create(name, options, settings)
+        slots.append(_Slot(node["NodeID"], node["NodeManagerAddress"], actor, workers, created))
     return _started(slots)
+
+
+def _actor_name(node_id: str, settings: tuple, max_restarts: int) -> str:
+    """The node's actor's name: the same node and settings give the same actor, whichever
+    process asks (verl's reward workers share one pool per node)."""
+    workers, share, config = settings
+    shown = (config or SandboxConfig()).model_dump_json()
+    digest = hashlib.sha256(f"{workers}|{share}|{max_restarts}|{shown}".encode()).hexdigest()
+    return f"execrl-node-{node_id[:16]}-{digest[:12]}"
+
+
+def _get_or_create(name: str, options: dict, settings: tuple) -> tuple[Any, bool]:
+    """The named actor and whether this call created it (only its creator kills it)."""
+    with contextlib.suppress(ValueError):
+        return ray.get_actor(name, namespace=NAMESPACE), False
+    try:
+        actor_class = ray.remote(concurrency_groups={"control": 2})(NodeWorker)
+        return actor_class.options(**options).remote(*settings), True
+    except ActorAlreadyExistsError:  # another process created it just now
+        return ray.get_actor(name, namespace=NAMESPACE), False
 
 
 def _started(slots: list[_Slot]) -> list[_Slot]:
@@ -531,13 +574,20 @@ def _started(slots: list[_Slot]) -> list[_Slot]:
             started.append(slot)
         except (RayError, GetTimeoutError) as exc:
             failures.append(f"{slot.host} ({slot.node_id[:8]}): {_reason(exc)}")
-            with contextlib.suppress(RayError, ValueError):
-                ray.kill(slot.actor, no_restart=True)
+            _kill_if_created(slot)
     if not started:
         raise ExecutionError(f"no Ray node could start a sandbox pool: {'; '.join(failures)}")
     for failure in failures:
         logging.getLogger(__name__).warning("Ray node left out: %s", failure)
     return started
+
+
+def _kill_if_created(slot: _Slot) -> None:
+    """Stop a node's actor if this executor created it (others may be using it otherwise; it
+    ends with the process that created it)."""
+    if slot.created:
+        with contextlib.suppress(RayError, ValueError):
+            ray.kill(slot.actor, no_restart=True)
 
 
 def _shares(hosts: list[str]) -> list[tuple[int, int]]:
@@ -562,9 +612,9 @@ def _execute_jobs(requests: list[ExecutionRequest]) -> list[_Job]:
 
 
 def _budget_s(limits: Limits, tests: int, repeats: int) -> float:
-    """How long a request may take on its actor before it counts as lost there: every test's
-    every repeat at the wall-clock limit, plus a second each and DEADLINE_SLACK_S."""
-    return max(1, tests) * repeats * (limits.wall_limit_s + 1.0) + DEADLINE_SLACK_S
+    """How long a request may take on its actor before it counts as lost there: three times
+    every test's every repeat at the wall-clock limit plus a second, and DEADLINE_SLACK_S."""
+    return 3 * max(1, tests) * repeats * (limits.wall_limit_s + 1.0) + DEADLINE_SLACK_S
 
 
 def _only(stream: Iterator[tuple[int, Any]]) -> Any:
