@@ -86,7 +86,7 @@ def _add_routes(app: FastAPI) -> None:
         request: Request,
         idempotency_key: str | None = Header(default=None, alias=IDEMPOTENCY_HEADER),
     ) -> StreamingResponse:
-        tasks, _replay = _service(request).submit_batch(batch.requests, idempotency_key)
+        tasks = _service(request).submit_batch(batch.requests, idempotency_key)
         return StreamingResponse(_stream(tasks), media_type=NDJSON)
 
     @app.post("/v1/capture")

@@ -181,16 +181,16 @@ class Service:
     # -- batches -------------------------------------------------------------------------
     def submit_batch(
         self, requests: list[ExecutionRequest], key: str | None = None
-    ) -> tuple[list[asyncio.Task[ExecutionRecord]], bool]:
-        """Admit a batch whole and start it: (its per-index tasks, whether it is a replay of
-        the batch already stored under ``key``). Raises ``QueueFull``, ``Draining``,
-        ``BatchTooLarge`` or ``IdempotencyConflict``; a replay needs no admission."""
+    ) -> list[asyncio.Task[ExecutionRecord]]:
+        """Admit a batch whole and start it: its per-index tasks (those of the batch already
+        stored under ``key``, if any: a replay needs no admission). Raises ``QueueFull``,
+        ``Draining``, ``BatchTooLarge`` or ``IdempotencyConflict``."""
         digest = body_hash(requests) if key else ""
         if key:
             stored = self._idempotency.get(key, digest)
             if stored is not None:
                 self.metrics.replays += 1
-                return stored.tasks, True
+                return stored.tasks
         if len(requests) > self.queue_limit:
             raise BatchTooLarge(
                 f"requests: a batch of {len(requests)} is larger than this server's queue "
@@ -200,7 +200,7 @@ class Service:
         tasks = [self._start(request) for request in requests]
         if key:
             self._idempotency.put(key, _Batch(digest, tasks))
-        return tasks, False
+        return tasks
 
     # -- admission -------------------------------------------------------------------------
     def admit(self, count: int) -> None:
