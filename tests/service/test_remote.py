@@ -131,6 +131,23 @@ def test_arun_batch_yields_in_completion_order(server) -> None:
     assert names[-1] == "slow" and sorted(names[:-1]) == ["token-0", "token-1", "token-2"]
 
 
+def test_a_batch_left_early_is_cancelled_and_the_executor_goes_on(server) -> None:
+    with RemoteExecutor(server.url, batch_size=1) as remote:
+        for i, _record in enumerate(remote.run_batch(token_requests(8, sleep_s=0.3))):
+            if i == 1:
+                break
+
+        async def first_of(requests) -> str:
+            async for record in remote.arun_batch(requests):
+                return record.program_name
+            return ""
+
+        assert asyncio.run(first_of(token_requests(6, sleep_s=0.3))).startswith("token-")
+        _wait_for(lambda: all(s.in_flight == 0 for s in remote._servers))
+        again = token_requests(4)
+        assert own_verdicts(again, list(remote.run_batch(again, progress=False))) == {"success": 4}
+
+
 def test_a_wrong_token_is_one_config_error_and_the_right_one_works() -> None:
     with running_server(workers=1, token="s3cret") as guarded:
         with pytest.raises(ConfigError, match="refused the token"):

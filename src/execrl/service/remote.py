@@ -216,6 +216,7 @@ class _LoopThread:
     def close(self) -> None:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join()
+        self.loop.run_until_complete(self.loop.shutdown_asyncgens())
         self.loop.close()
 
 
@@ -571,17 +572,18 @@ class RemoteExecutor:
             "POST", f"{server.url}/v1/execute", content=body, headers=headers, timeout=timeout
         ) as response:
             await _check_status(server, response)
-            async for line in response.aiter_lines():
-                if not line.strip():
-                    continue
-                item = _decode(server, line, len(indices))
-                if isinstance(item, DoneLine):
-                    done = True
-                    break
-                index = indices[item.index]
-                if index in pending:
-                    pending.discard(index)
-                    emit(index, item.record, server)
+            async with contextlib.aclosing(response.aiter_lines()) as lines:
+                async for line in lines:
+                    if not line.strip():
+                        continue
+                    item = _decode(server, line, len(indices))
+                    if isinstance(item, DoneLine):
+                        done = True
+                        break
+                    index = indices[item.index]
+                    if index in pending:
+                        pending.discard(index)
+                        emit(index, item.record, server)
         missing = pending.intersection(indices)
         if not done or missing:
             raise _ServerFailed(
@@ -674,8 +676,9 @@ class RemoteExecutor:
                         budget.deadline = time.monotonic() + self.retry_budget_s
                     if time.monotonic() >= budget.deadline:
                         return None
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._changed.wait(), timeout=self._next_probe_in())
+                with contextlib.suppress(TimeoutError):  # (asyncio.timeout keeps a cancel)
+                    async with asyncio.timeout(self._next_probe_in()):
+                        await self._changed.wait()
 
     def _fits(self, server: _Server, size: int) -> bool:
         return server.in_flight == 0 or (
