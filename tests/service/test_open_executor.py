@@ -217,6 +217,12 @@ def test_the_environment_variable_is_the_flags_default(server, tmp_path: Path):
             "--site-path sets up sandboxes",
         ),
         (["timing", "campaign", "starter", "--executor", "ray:"], {}, "needs an address"),
+        (["train", "--executor", "kubernetes"], {}, "--executor: executor 'kubernetes'"),
+        (
+            ["train", "--set", "workers=2", "--executor", "http://127.0.0.1:9"],
+            {},
+            "workers: a server runs its own workers; leave it out with a URL",
+        ),
     ],
 )
 def test_cli_mistakes_are_one_line_before_anything_starts(args, env, message):
@@ -248,6 +254,16 @@ def test_every_command_that_executes_takes_the_flag(command, capsys):
         build_parser().parse_args([*command, "--help"])
     assert done.value.code == 0
     assert "--executor URL|ray|local" in capsys.readouterr().out
+
+
+def test_a_training_config_names_its_executor_or_fails_on_load():
+    from execrl.errors import ConfigError
+    from execrl.rl.trainer import load_config
+
+    assert load_config("rlvr", None, ["executor=ray:auto"]).executor == "ray:auto"
+    assert load_config("rlvr").executor is None  # local unless asked
+    with pytest.raises(ConfigError, match=r"training config: executor: executor 'k8s'"):
+        load_config("rlvr", None, ["executor=k8s"])
 
 
 # -- Ray -----------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ a run's report from its files. Exit codes: 0 trained, 2 bad config or missing mo
 from __future__ import annotations
 
 import argparse
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,7 +17,14 @@ import yaml
 from rich.markup import escape
 from rich.table import Table
 
-from execrl.cli._common import EXIT_OK, console, writable_folder
+from execrl.cli._common import (
+    EXIT_OK,
+    add_executor_argument,
+    console,
+    executor_spec,
+    executor_text,
+    writable_folder,
+)
 from execrl.errors import UsageError
 
 DEFAULT_PRESET = "rlvr"
@@ -47,6 +55,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--list-presets", action="store_true", help="list the presets and exit")
     p.add_argument("--show-config", action="store_true", help="print the resolved config, exit")
     p.add_argument("--quiet", action="store_true", help="no progress bar or per-step lines")
+    add_executor_argument(p)  # (the config's `executor`; also on --resume)
     p.set_defaults(handler=run)
 
 
@@ -74,10 +83,11 @@ def run(args: argparse.Namespace) -> int:
                 f"{args.resume}: no checkpoint to resume from (no checkpoints/latest); "
                 "start a new run instead"
             )
-        config = load_config(None, saved)
+        config = load_config(None, saved, _executor_override(args))
         out = args.resume
     else:
-        config = load_config(args.preset or DEFAULT_PRESET, args.config, args.overrides)
+        overrides = [*args.overrides, *_executor_override(args)]
+        config = load_config(args.preset or DEFAULT_PRESET, args.config, overrides)
         out = args.out or Path("runs") / f"train-{datetime.now(UTC):%Y%m%d-%H%M%S}"
     if args.show_config:
         console.print(
@@ -97,6 +107,14 @@ def run(args: argparse.Namespace) -> int:
     console.print(verdict(evaluations))
     console.print(f"report: {escape(str(out / 'report' / 'index.html'))}")
     return EXIT_OK
+
+
+def _executor_override(args: argparse.Namespace) -> list[str]:
+    """--executor (or $EXECRL_EXECUTOR) as the override of the config's ``executor``; none
+    when neither is given, so the config's own setting stands."""
+    executor_spec(args)  # (checked before the model loads, naming the flag)
+    given = executor_text(args)
+    return [] if given is None else [f"executor={json.dumps(given)}"]
 
 
 def _list_presets(names: list[str]) -> int:

@@ -52,12 +52,20 @@ from typing import Any, Literal
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-from execrl.errors import ConfigError, ExecrlError
+from execrl.errors import ConfigError, ExecrlError, UsageError
 from execrl.extract import extract_code
 from execrl.problems.models import Problem
 from execrl.rewards.dense import DenseRewardConfig
+from execrl.sandbox.protocol import Executor
 
 # =========================================================================== 1. Config
 
@@ -193,9 +201,26 @@ class TrainConfig(_Strict):
     checkpoint_every: int = Field(default=0, ge=0)
     """Save a checkpoint every this many steps (and always at the end); 0 = only at the end."""
     workers: int | None = Field(default=None, ge=1)
-    """Sandbox workers (default: one per core)."""
+    """Sandbox workers this process starts: the local pool's, or each Ray node's (default:
+    one per core). A server runs its own, so it is not set with a server URL."""
+    executor: str | None = None
+    """Where the programs run when no executor object is given to the Trainer: None or
+    ``local`` (a sandbox pool on this machine), ``http://host:port[,http://...]`` (the
+    ``execrl serve`` servers, through RemoteExecutor), ``ray`` / ``ray:HOST:PORT`` /
+    ``ray://HOST:PORT`` (a Ray cluster); see ``execrl.service.open``. CLI: ``--executor``."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @field_validator("executor")
+    @classmethod
+    def _known_executor(cls, spec: str | None) -> str | None:
+        from execrl.service.open import parse_executor_spec
+
+        try:
+            parse_executor_spec(spec)
+        except UsageError as exc:
+            raise ValueError(str(exc)) from None
+        return spec
 
     @model_validator(mode="after")
     def _consistent(self) -> TrainConfig:
@@ -208,6 +233,8 @@ class TrainConfig(_Strict):
             raise ValueError("loss.kl.placement 'reward' needs loss.advantage 'reinforce_pp'")
         if self.async_.enabled and self.reward.kind == "multiturn":
             raise ValueError("async mode samples single-turn groups; multiturn runs synchronously")
+        if self.workers is not None and _executor_kind(self.executor) == "remote":
+            raise ValueError("workers: a server runs its own workers; leave it out with a URL")
         return self
 
 
@@ -522,7 +549,7 @@ class Scorer:
 
     config: RewardConfig
     problems: dict[str, Problem]
-    executor: Any
+    executor: Executor
 
     def score(self, groups: Sequence[RolloutGroup]) -> None:
         """Set ``reward``, ``passed``, ``failed_execution``, ``inconclusive`` on each rollout
@@ -1105,14 +1132,15 @@ class StepLog:
 
 class Trainer:
     """Runs ``config.steps`` optimizer steps, writing metrics, checkpoints and evaluations
-    into ``out_dir``."""
+    into ``out_dir``. ``executor`` runs every program (local, remote or Ray; the caller
+    closes it); None: the one ``config.executor`` names, opened here and closed by ``close``."""
 
     def __init__(
         self,
         config: TrainConfig,
         out_dir: str | Path,
         *,
-        executor: Any = None,
+        executor: Executor | None = None,
         progress: bool = True,
         log: Callable[[str], None] | None = None,
     ) -> None:
@@ -1145,7 +1173,9 @@ class Trainer:
         self.stream = PromptStream(self.train_ids, config.seed)
         self._own_executor = executor is None
         self.executor = executor or _open_executor(config)
-        self.scorer = Scorer(config.reward, self.problems, executor)
+        # The executor the trainer holds runs every program (None here would make each
+        # scoring call open a pool of its own, one worker per core, ignoring config.workers).
+        self.scorer = Scorer(config.reward, self.problems, self.executor)
         self.worker_scorer = self.scorer
         self.history: list[dict[str, Any]] = []
         self.evaluations: dict[str, dict[str, Any]] = {}
@@ -1154,6 +1184,7 @@ class Trainer:
 
     def train(self) -> Path:
         """Train up to ``config.steps`` (from where a resumed run stands); returns the folder."""
+        self.log(f"programs run on: {self.executor.backend}, {self.executor.workers} workers")
         (self.out / "config.yaml").write_text(
             yaml.safe_dump(self.config.model_dump(mode="json", by_alias=True), sort_keys=False)
         )
@@ -1514,14 +1545,22 @@ def _load_problems(config: TrainConfig) -> list[Any]:
     return load_problems(config.data.problems)
 
 
-def _open_executor(config: TrainConfig) -> Any:
+def _open_executor(config: TrainConfig) -> Executor:
+    """The executor ``config.executor`` names, with ``config.workers``; for solver rewards,
+    sandboxes that can import the solvers (a server must have them installed itself)."""
     if config.reward.kind == "solver":
         from execrl.rewards.solver import solver_executor
 
-        return solver_executor(workers=config.workers)
-    from execrl.sandbox import LocalExecutor
+        return solver_executor(workers=config.workers, spec=config.executor)
+    from execrl.service.open import open_executor
 
-    return LocalExecutor(workers=config.workers)
+    return open_executor(config.executor, workers=config.workers)
+
+
+def _executor_kind(spec: str | None) -> str:
+    from execrl.service.open import parse_executor_spec
+
+    return parse_executor_spec(spec).kind
 
 
 def _select(problems: Sequence[Any], ids: Sequence[str], tag: str | None) -> list[str]:
@@ -1579,9 +1618,11 @@ def run_training(
     progress: bool = True,
     log: Callable[[str], None] | None = None,
     report: bool = True,
+    executor: Executor | None = None,
 ) -> Path:
-    """Train (or resume) and write the report; returns the run folder."""
-    with Trainer(config, out_dir, progress=progress, log=log) as trainer:
+    """Train (or resume) and write the report; returns the run folder. ``executor``: see
+    :class:`Trainer` (None: the one ``config.executor`` names)."""
+    with Trainer(config, out_dir, executor=executor, progress=progress, log=log) as trainer:
         if resume:
             trainer.load_checkpoint()
         trainer.train()
