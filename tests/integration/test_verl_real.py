@@ -6,13 +6,15 @@ tests are skipped unless verl 0.9 is importable. Run them in a venv with verl in
 
     python -m venv /tmp/verl-venv && /tmp/verl-venv/bin/pip install torch==2.13.0 verl==0.9.1
     /tmp/verl-venv/bin/pip install -e . pytest pyarrow
-    /tmp/verl-venv/bin/pytest -p no:randomly tests/integration/test_verl_real.py
+    /tmp/verl-venv/bin/pytest -p no:randomly tests/integration/test_verl_real.py   # ~2 min
 
 What runs is verl's own code: ``hydra.compose`` of verl's ``ppo_trainer`` config (and of
 ``examples/verl/execrl_grpo.yaml``) with the documented ``reward.*`` keys,
 ``verl.trainer.ppo.reward.get_custom_reward_fn`` (how verl loads a custom reward), and
 ``RewardLoopManager.compute_rm_score`` (Ray actors ``RewardLoopWorker`` running the ``naive``
-reward manager, which calls ``compute_score`` per sample on threads, or awaits it). The only
+reward manager, which calls ``compute_score`` per sample on threads, or awaits it), and,
+with no custom reward, verl's own ``sandbox_fusion`` reward posting to ``execrl serve``'s
+``/run_code``. The only
 stand-in is the tokenizer: a byte-level one built here (no model is downloaded), so a
 response decodes to exactly the text it was encoded from.
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import inspect
+import json
 import re
 import sys
 from pathlib import Path
@@ -46,6 +49,7 @@ from execrl.integrations.verl import SCORE_KEYS, compute_score, write_verl_datas
 from execrl.problems import load_bundled  # noqa: E402
 from execrl.problems.models import ReferenceLabel  # noqa: E402
 from execrl.sandbox.executor import LocalExecutor  # noqa: E402
+from execrl.sandbox.records import Status  # noqa: E402
 
 PROBLEMS = ["balanced-brackets", "anagram-groups"]
 VERL_CONFIG = Path(verl.__file__).parent / "trainer" / "config"
@@ -232,18 +236,51 @@ def _reward_loop(function: str, executor: str, tokenizer_dir: Path, rollouts) ->
     overrides = [
         *documented,
         f"reward.custom_reward_function.name={function}",
-        "reward.num_workers=2",
         f"+reward.custom_reward_function.reward_kwargs.executor={executor}",
         "+reward.custom_reward_function.reward_kwargs.workers=1",
     ]
     if executor.startswith("http"):  # a server runs the workers it was started with
         overrides.pop()
-    manager = RewardLoopManager(verl_config(tokenizer_dir, overrides))
+    return _run_reward_loop(overrides, tokenizer_dir, rollouts)
+
+
+def _run_reward_loop(overrides: list[str], tokenizer_dir: Path, rollouts) -> DataProto:
+    """verl's RewardLoopManager, with two reward workers, on the rollouts."""
+    config = verl_config(tokenizer_dir, [*overrides, "reward.num_workers=2"])
+    manager = RewardLoopManager(config)
     try:
         return manager.compute_rm_score(rollout_batch(rollouts, tokenizer_dir))
     finally:
         for worker in manager.reward_loop_workers:  # names are reused by the next manager
             ray.kill(worker)
+
+
+def test_verl_sandbox_fusion_reward_against_execrl_serve(ray_cluster, tokenizer_dir):
+    # No custom reward: verl's own sandbox_fusion reward for a codecontests row posts every
+    # test to the URL; execrl serve's /run_code answers it as SandboxFusion would.
+    problem = load_bundled([PROBLEMS[0]])[0]
+    tests = problem.tests[:10]  # verl's continuous score counts the first 10
+    truth = {"inputs": [t.input for t in tests], "outputs": [t.output for t in tests]}
+    row = {
+        "data_source": "codecontests",
+        "prompt": [{"role": "user", "content": problem.statement}],
+        "reward_model": {"style": "rule", "ground_truth": json.dumps(truth)},
+        "extra_info": {"index": 0},
+    }
+    labels = (ReferenceLabel.CORRECT, ReferenceLabel.INCORRECT)
+    programs = [problem.references_labelled(label)[0].code for label in labels]
+    with LocalExecutor(workers=1) as pool:  # execrl's own count of the tests each passes
+        passed = [
+            sum(r.status is Status.SUCCESS for r in pool.run(code, tests).results) / len(tests)
+            for code in programs
+        ]
+    rollouts = [(row, f"```python\n{code}```") for code in programs]
+    with _server_module().running_server(workers=2) as server:
+        output = _run_reward_loop(
+            [f"reward.sandbox_fusion.url={server.url}/run_code"], tokenizer_dir, rollouts
+        )
+    assert output.batch["rm_scores"].sum(dim=1).tolist() == pytest.approx(passed, abs=1e-6)
+    assert passed[0] == 1.0 and passed[1] < 1.0
 
 
 def _server_module():
