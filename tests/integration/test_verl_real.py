@@ -5,7 +5,7 @@ verl is not one of execrl's dependencies (it pins transformers <5.11 and packagi
 tests are skipped unless verl 0.9 is importable. Run them in a venv with verl installed::
 
     python -m venv /tmp/verl-venv && /tmp/verl-venv/bin/pip install torch==2.13.0 verl==0.9.1
-    /tmp/verl-venv/bin/pip install -e . pytest pyarrow
+    /tmp/verl-venv/bin/pip install -e '.[serve]' pytest pyarrow
     /tmp/verl-venv/bin/pytest -p no:randomly tests/integration/test_verl_real.py   # ~2 min
 
 What runs is verl's own code: ``hydra.compose`` of verl's ``ppo_trainer`` config (and of
@@ -14,9 +14,8 @@ What runs is verl's own code: ``hydra.compose`` of verl's ``ppo_trainer`` config
 ``RewardLoopManager.compute_rm_score`` (Ray actors ``RewardLoopWorker`` running the ``naive``
 reward manager, which calls ``compute_score`` per sample on threads, or awaits it), and,
 with no custom reward, verl's own ``sandbox_fusion`` reward posting to ``execrl serve``'s
-``/run_code``. The only
-stand-in is the tokenizer: a byte-level one built here (no model is downloaded), so a
-response decodes to exactly the text it was encoded from.
+``/run_code``. The only stand-in is the tokenizer: a byte-level one built here (no model is
+downloaded), so a response decodes to exactly the text it was encoded from.
 """
 
 from __future__ import annotations
