@@ -435,7 +435,7 @@ def _score_group(
     return out  # type: ignore[return-value]
 
 
-async def _ascore(problem: Problem, solution: str, spec: dict[str, Any], pool: Any) -> Scored:
+async def _ascore(problem: Problem, solution: str, spec: dict[str, Any], pool: Executor) -> Scored:
     """One sample scored as :func:`score_batch` scores it (planned by the environment, group
     index 0), with the execution awaited rather than run on a thread."""
     environment_ = environment(spec["env"])
