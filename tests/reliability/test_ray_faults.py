@@ -4,7 +4,8 @@ working (Ray restarts a killed actor; a permanently dead one is left out).
 
 Every program sleeps a little, then prints a token of its own that its test expects, so a
 success proves the record is that program's, and the batch is still running when the kill
-lands. One cluster for the file; each test opens its own executor on it.
+lands. One cluster for the file, each test opening its own executor on it; the lost-node test
+starts a cluster of its own and kills every process of its second node.
 """
 
 from __future__ import annotations
@@ -172,3 +173,26 @@ def test_with_every_actor_dead_the_rest_is_inconclusive_not_a_hang(cluster):
                 ), detail
         later = list(executor.run_batch(token_batch(2), progress=False))
         assert [r.results[0].status for r in later] == [Status.INCONCLUSIVE] * 2
+
+
+def test_a_lost_node_is_left_out_and_its_requests_run_on_the_other():
+    batch = token_batch(BATCH)
+    with (
+        ray_cluster(nodes=2, cpus_per_node=1) as doomed,
+        RayExecutor(doomed.address, restart_timeout_s=5) as executor,
+    ):
+        second = {doomed.nodes[1].pid} | descendants(doomed.nodes[1].pid)  # all of node 2
+        lost = next(i for i, s in enumerate(executor.node_stats()) if s["pid"] in second)
+        records = run_with_kill(executor, batch, lambda: kill_all(second))
+        outcomes = assert_each_request_answered_once(batch, records)
+        assert outcomes["success"] == BATCH
+        states_within(executor, ["dead" if i == lost else "live" for i in range(2)])
+        after = token_batch(6)
+        assert all(r.all_passed for r in executor.run_batch(after, progress=False))
+    assert doomed.leftover_pids() == []
+
+
+def kill_all(pids: set[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)

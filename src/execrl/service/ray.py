@@ -133,6 +133,7 @@ class _Slot:
     """``live`` (takes work), ``checking`` (failed; a probe waits for Ray's restart) or
     ``dead`` (restarts used up, or its node is gone)."""
     probe: Any = None
+    checking_since: float = 0.0
     isolation: list[str] = field(default_factory=list)
 
     @property
@@ -188,7 +189,9 @@ class RayExecutor:
     connected process is used as it is, and left connected on ``close()``.
     ``workers_per_node``: sandbox workers on each node (default: the node's CPUs in Ray).
     ``nodes``: node ids or IP addresses to use (default: every alive node with a CPU).
-    ``max_restarts``: how often Ray restarts a node's actor after it dies.
+    ``max_restarts``: how often Ray restarts a node's actor after it dies;
+    ``restart_timeout_s``: how long a failed actor may take to come back before it is left out
+    (Ray keeps trying to restart an actor whose node is gone).
     """
 
     backend = BACKEND
@@ -201,12 +204,14 @@ class RayExecutor:
         nodes: list[str] | None = None,
         config: SandboxConfig | None = None,
         max_restarts: int = 3,
+        restart_timeout_s: float = 60.0,
     ) -> None:
         if workers_per_node is not None and workers_per_node < 1:
             raise UsageError(f"workers_per_node must be at least 1, got {workers_per_node}")
         self._owns_ray = _connect(address)
         self._lock = threading.Condition()
         self._closed = False
+        self._restart_timeout_s = restart_timeout_s
         choice = _choose_nodes(ray.nodes(), nodes, workers_per_node)
         self._slots = _start_actors(choice, config, max_restarts)
         self.workers = sum(slot.workers for slot in self._slots)
@@ -419,11 +424,19 @@ class RayExecutor:
             if slot.state == "live":
                 slot.state = "checking"
                 slot.probe = slot.actor.describe.remote()
+                slot.checking_since = time.monotonic()
 
     def _check_probes(self) -> None:
-        """Actors whose probe answered are live again; those whose probe failed are dead."""
+        """Actors whose probe answered are live again; those whose probe failed, or that are
+        not back within ``restart_timeout_s`` (a restart that cannot be placed: its node is
+        gone), are dead."""
         with self._lock:
             checking = [slot for slot in self._slots if slot.state == "checking"]
+            for slot in checking:
+                if time.monotonic() - slot.checking_since > self._restart_timeout_s:
+                    slot.state, slot.probe = "dead", None
+                    self._lock.notify_all()
+            checking = [slot for slot in checking if slot.state == "checking"]
         if not checking:
             return
         probes = [slot.probe for slot in checking]
