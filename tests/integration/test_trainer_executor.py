@@ -76,10 +76,9 @@ def local_run(tmp_path_factory) -> Path:
     return run
 
 
-def test_the_trainers_own_executor_runs_every_program(tmp_path, monkeypatch):
-    """No scoring call opens a pool of its own (it ignored config.workers and left the
-    trainer's pool idle): one LocalExecutor, with the configured workers, for the run."""
-    from execrl.rl.trainer import Trainer, load_config
+@pytest.fixture
+def opened_pools(monkeypatch) -> list:
+    """Every LocalExecutor created while the test runs (the real class, counted)."""
     from execrl.sandbox.executor import LocalExecutor
 
     opened: list[LocalExecutor] = []
@@ -90,12 +89,39 @@ def test_the_trainers_own_executor_runs_every_program(tmp_path, monkeypatch):
         opened.append(self)
 
     monkeypatch.setattr(LocalExecutor, "__init__", counted)
+    return opened
+
+
+def test_the_trainers_own_executor_runs_every_program(tmp_path, opened_pools):
+    """No scoring call opens a pool of its own (it ignored config.workers and left the
+    trainer's pool idle): one LocalExecutor, with the configured workers, for the run."""
+    from execrl.rl.trainer import Trainer, load_config
+
     config = load_config("rlvr", None, [*TINY, "steps=1", "workers=1"])
     with Trainer(config, tmp_path, progress=False) as trainer:
         assert trainer.scorer.executor is trainer.executor
         trainer.train()
-    assert [e.workers for e in opened] == [1]
+    assert [e.workers for e in opened_pools] == [1]
     assert len((tmp_path / "rollouts.jsonl").read_text().splitlines()) == ROLLOUTS // 2
+
+
+def test_an_executor_given_to_an_async_trainer_runs_its_workers_programs_too(
+    tmp_path, opened_pools
+):
+    from execrl.problems.io import load_problem
+    from execrl.rl.trainer import Trainer, load_config
+    from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
+
+    async_ = ["steps=1", "async.enabled=true", "async.queue_size=2", "prompts_per_step=1"]
+    config = load_config("rlvr", None, [*TINY, *async_])
+    with LocalExecutor(workers=1) as given:
+        with Trainer(config, tmp_path, executor=given, progress=False) as trainer:
+            trainer.train()
+            assert trainer.worker_scorer.executor is given
+        assert opened_pools == [given]  # the rollout worker opened no pool of its own
+        problem = load_problem("starter", "is-even")  # and the trainer left it open:
+        reference = ExecutionRequest.for_problem(problem, problem.references[0].code)
+        assert given.execute(reference).all_passed
 
 
 def server_executions(server) -> int:

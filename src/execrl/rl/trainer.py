@@ -1195,9 +1195,11 @@ class Trainer:
         groups_in: queue.Queue[RolloutGroup | BaseException] | None = None
         if self.config.async_.enabled:
             groups_in = queue.Queue(maxsize=self.config.async_.queue_size)
-            self.worker_scorer = Scorer(
-                self.config.reward, self.problems, _open_executor(self.config)
-            )
+            # A pool of its own for the rollout worker; an executor given to the trainer is
+            # shared (it is the one the caller chose for every program).
+            shared = not self._own_executor
+            worker_executor = self.executor if shared else _open_executor(self.config)
+            self.worker_scorer = Scorer(self.config.reward, self.problems, worker_executor)
             worker = RolloutWorker(self, groups_in)
             worker.start()
         try:
@@ -1212,7 +1214,8 @@ class Trainer:
             if worker is not None:
                 worker.stop.set()
                 worker.join(timeout=60)
-                self.worker_scorer.executor.close()
+                if self.worker_scorer.executor is not self.executor:
+                    self.worker_scorer.executor.close()
         self.save_checkpoint()
         if self.config.eval.after and self.eval_ids:
             self.evaluations["after"] = self.evaluate("after")
