@@ -138,19 +138,29 @@ def test_a_hung_server_is_failed_over_after_its_silence() -> None:
 
 
 def test_the_only_server_killed_mid_batch_leaves_the_rest_inconclusive() -> None:
-    count = 8 * SCALE
+    """The chunks still waiting give up together once the only server has been down for the
+    retry budget (not one budget after another)."""
+    count, budget_s = 20 * SCALE, 2.0
     requests = token_requests(count, sleep_s=0.2)
     with running_server(workers=1) as only:
+        killed_at: list[float] = []
+
+        def kill() -> None:
+            killed_at.append(time.monotonic())
+            only.process.kill()
+
         with RemoteExecutor(
-            only.url, batch_size=1, retries=2, retry_budget_s=1.0, **FAST
+            only.url, batch_size=1, retries=2, retry_budget_s=budget_s, **FAST
         ) as remote:
-            records = _run_and_do(remote, requests, 2, only.process.kill)
+            records = _run_and_do(remote, requests, 2, kill)
+            after_kill = time.monotonic() - killed_at[0]
         statuses = own_verdicts(requests, records)
     assert statuses["success"] >= 2 and statuses["inconclusive"] >= 1, statuses
     unknown = [r for r in records if r.inconclusive]
     assert {r.backend for r in unknown} == {"remote"}
     assert all(only.url in r.results[0].detail for r in unknown), unknown[0].results[0].detail
     assert remote.stats.gave_up == statuses["inconclusive"]
+    assert after_kill < 3 * budget_s + 2, after_kill  # one chunk at a time would take ~6 budgets
 
 
 def test_fork_servers_killed_mid_batch_lose_nothing() -> None:

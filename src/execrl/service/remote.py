@@ -269,6 +269,8 @@ class RemoteExecutor:
         self._rng = random.Random(seed)
         self._loop = _LoopThread()
         self._closed = False
+        self._all_down_since: float | None = None
+        """When the last server went down (None while one is up)."""
         try:
             self._loop.call(self._open())
         except BaseException:
@@ -671,11 +673,8 @@ class RemoteExecutor:
                     return server
                 if not allowed or (not up and route.pin is not None):
                     return None
-                if not up:
-                    if budget.deadline is None:
-                        budget.deadline = time.monotonic() + self.retry_budget_s
-                    if time.monotonic() >= budget.deadline:
-                        return None
+                if not up and time.monotonic() >= self._wait_deadline(budget):
+                    return None
                 with contextlib.suppress(TimeoutError):  # (asyncio.timeout keeps a cancel)
                     async with asyncio.timeout(self._next_probe_in()):
                         await self._changed.wait()
@@ -690,12 +689,24 @@ class RemoteExecutor:
             server.in_flight -= size
             self._changed.notify_all()
 
+    def _wait_deadline(self, budget: _Budget) -> float:
+        """Until when a chunk waits for a down server: its retry budget, and no longer than the
+        budget after every server went down (a dead cluster fails a batch at once, not one
+        chunk's budget after another)."""
+        if budget.deadline is None:
+            budget.deadline = time.monotonic() + self.retry_budget_s
+        if self._all_down_since is None:
+            return budget.deadline
+        return min(budget.deadline, self._all_down_since + self.retry_budget_s)
+
     def _mark_down(self, server: _Server, reason: str) -> None:
         if server.up:
             self.stats.marked_down += 1
         server.up, server.last_error = False, reason
         server.failures += 1
         server.probe_at = time.monotonic() + self._jitter(server.failures)
+        if self._all_down_since is None and not any(s.up for s in self._servers):
+            self._all_down_since = time.monotonic()
 
     def _start_probes(self) -> None:
         now = time.monotonic()
@@ -721,6 +732,7 @@ class RemoteExecutor:
             server.probing = False
             if healthy:
                 server.up, server.failures = True, 0
+                self._all_down_since = None
             else:
                 server.failures += 1
                 server.probe_at = time.monotonic() + self._jitter(server.failures)
