@@ -17,11 +17,14 @@ import pytest
 pytest.importorskip("ray")
 
 from execrl.errors import ExecutionError
+from execrl.problems import load_bundled
 from execrl.problems.models import CallTest, StdioTest
+from execrl.rewards.scoring import Group, score_batch
 from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
 from execrl.sandbox.limits import Limits
 from execrl.sandbox.protocol import Executor
 from execrl.sandbox.records import Status
+from execrl.service.open import open_executor
 from execrl.service.ray import RayExecutor, share_of_cores
 from tests.service._ray_cluster import ray_cluster
 
@@ -139,6 +142,26 @@ def test_executors_with_the_same_settings_share_each_nodes_pool(executor):
     # the second did not create the actors, so closing it stopped neither
     assert [s["state"] for s in executor.node_stats()] == ["live", "live"]
     assert executor.run("print(6)", [StdioTest(id="a", input="", output="6")]).all_passed
+
+
+def test_score_batch_through_the_ray_spec_gives_the_local_rewards(executor, cluster):
+    """The spec the CLI and configs use (``ray:HOST:PORT``) opens a RayExecutor; scoring a
+    problem's correct and incorrect references on it gives the local pool's rewards and
+    per-test verdicts."""
+    problem = load_bundled(["balanced-brackets"])[0]
+    group = Group(problem, [ref.code for ref in problem.references])
+
+    def scored(backend) -> list[tuple]:
+        [results] = score_batch([group], reward="correctness", executor=backend, progress=False)
+        return [(s.reward, tuple(s.record.statuses().items())) for s in results]
+
+    with LocalExecutor(workers=1) as local:
+        expected = scored(local)
+    with open_executor(f"ray:{cluster.address}") as through_ray:
+        assert through_ray.backend == "ray"
+        assert scored(through_ray) == expected
+    labels = [ref.label.value for ref in problem.references]
+    assert [reward for reward, _ in expected] == [1.0 if x == "correct" else -1.0 for x in labels]
 
 
 def test_unknown_nodes_are_an_execution_error(executor):
