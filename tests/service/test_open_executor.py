@@ -266,6 +266,31 @@ def test_a_training_config_names_its_executor_or_fails_on_load():
         load_config("rlvr", None, ["executor=k8s"])
 
 
+# -- the TRL adapter ------------------------------------------------------------------------
+def test_a_trl_reward_function_given_a_url_scores_on_the_server(server, sum_list):
+    import pickle
+
+    from execrl.integrations import ExecrlRewardFunction
+
+    correct = next(r.code for r in sum_list.references if r.label.value == "correct")
+    completions = [f"```python\n{correct}\n```", f"```python\n{WRONG}```"]
+    columns = {"problem_id": ["sum-list", "sum-list"]}
+    settings = {"env": "rlvr", "reward": "correctness", "problems": [sum_list]}
+    local = ExecrlRewardFunction(**settings, workers=1)
+    remote = pickle.loads(pickle.dumps(ExecrlRewardFunction(**settings, executor=server.url)))
+    try:
+        before = server_executions(server)
+        rewards = remote(prompts=["", ""], completions=completions, **columns)
+        assert server_executions(server) - before == 2
+        assert rewards == local(prompts=["", ""], completions=completions, **columns)
+        assert rewards[0] == 1.0 and rewards[1] < rewards[0]
+    finally:
+        local.close()
+        remote.close()
+    with pytest.raises(UsageError, match="executor 'k8s'"):
+        ExecrlRewardFunction(executor="k8s")
+
+
 # -- Ray -----------------------------------------------------------------------------------------
 def test_ray_is_a_ray_executor_with_the_local_verdicts(sum_list):
     pytest.importorskip("ray")
