@@ -203,6 +203,24 @@ def test_a_server_down_is_probed_and_used_again_once_healthy(server) -> None:
         assert _metric(server.url, "executions_total") > before
 
 
+def test_a_dead_cluster_answers_inconclusive_and_runs_again_once_healed(server) -> None:
+    with (
+        FaultyProxy(server.port) as flaky,
+        RemoteExecutor(flaky.url, batch_size=1, retry_budget_s=1.0, **FAST) as remote,
+    ):
+        flaky.weights["drop"] = 1.0  # the network fails after the client started
+        lost = token_requests(6)
+        assert own_verdicts(lost, list(remote.run_batch(lost, progress=False))) == {
+            "inconclusive": 6
+        }
+        time.sleep(1.5)  # longer than the retry budget: the cluster has been down that long
+        flaky.weights["drop"] = 0.0
+        healed = token_requests(6)
+        assert own_verdicts(healed, list(remote.run_batch(healed, progress=False))) == {
+            "success": 6
+        }
+
+
 def test_a_retried_batch_whose_first_attempt_went_through_runs_once(server) -> None:
     """The proxy cuts the first stream after the server got the whole batch; the retry goes to
     the same server with the same key, so the server replays instead of running again."""

@@ -673,7 +673,8 @@ class RemoteExecutor:
                     return server
                 if not allowed or (not up and route.pin is not None):
                     return None
-                if not up and time.monotonic() >= self._wait_deadline(budget):
+                probing = any(s.probing for s in allowed)  # its answer is worth waiting for
+                if not up and not probing and time.monotonic() >= self._wait_deadline(budget):
                     return None
                 with contextlib.suppress(TimeoutError):  # (asyncio.timeout keeps a cancel)
                     async with asyncio.timeout(self._next_probe_in()):
