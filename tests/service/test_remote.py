@@ -4,6 +4,8 @@ pool's, ordering, balancing, failover, idempotent retries, 429, auth and the §6
 from __future__ import annotations
 
 import asyncio
+import functools
+import http.server
 import os
 import random
 import signal
@@ -160,9 +162,20 @@ def test_a_wrong_token_is_one_config_error_and_the_right_one_works() -> None:
             del os.environ["EXECRL_SERVICE_TOKEN"]
 
 
-def test_no_server_at_all_is_an_execution_error() -> None:
+def test_no_server_at_all_is_an_execution_error(tmp_path) -> None:
     with pytest.raises(ExecutionError, match="no execrl server answered"):
         RemoteExecutor("http://127.0.0.1:9", connect_timeout_s=1, retries=1, **FAST)
+    (tmp_path / "v1").mkdir()
+    (tmp_path / "v1" / "info").write_text("<html>not execrl</html>")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=tmp_path)
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as other:
+        threading.Thread(target=other.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{other.server_address[1]}"
+        try:
+            with pytest.raises(ExecutionError, match="no execrl server answered"):
+                RemoteExecutor(url, retries=1, **FAST)
+        finally:
+            other.shutdown()
 
 
 def test_two_servers_share_the_load_and_a_killed_one_fails_over() -> None:

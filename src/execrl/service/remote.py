@@ -459,7 +459,11 @@ class RemoteExecutor:
         if response.status_code != 200:
             self._mark_down(server, f"/v1/info answered HTTP {response.status_code}")
             return
-        info = ServiceInfo.model_validate_json(response.content)
+        try:
+            info = ServiceInfo.model_validate_json(response.content)
+        except ValueError:
+            self._mark_down(server, "/v1/info is not an execrl serve answer")
+            return
         server.workers, server.isolation = info.workers, info.isolation
         server.queue_limit = info.queue_limit
 
