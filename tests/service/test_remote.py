@@ -172,7 +172,7 @@ def test_no_server_at_all_is_an_execution_error(tmp_path) -> None:
         threading.Thread(target=other.serve_forever, daemon=True).start()
         url = f"http://127.0.0.1:{other.server_address[1]}"
         try:
-            with pytest.raises(ExecutionError, match="no execrl server answered"):
+            with pytest.raises(ExecutionError, match="is not an execrl serve answer"):
                 RemoteExecutor(url, retries=1, **FAST)
         finally:
             other.shutdown()

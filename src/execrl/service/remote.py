@@ -429,9 +429,9 @@ class RemoteExecutor:
             if any(s.workers for s in self._servers):
                 return
             await asyncio.sleep(self._jitter(attempt + 1))
+        why = "; ".join(f"{s.url}: {s.last_error}" for s in self._servers)
         raise ExecutionError(
-            f"no execrl server answered at {', '.join(self.urls)}: start one with "
-            "`execrl serve` or check the URLs"
+            f"no execrl server answered ({why}): start one with `execrl serve` or check the URLs"
         )
 
     async def _shutdown(self) -> None:
