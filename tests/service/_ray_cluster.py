@@ -45,20 +45,31 @@ class LocalRayCluster:
     address: str
     temp_dir: Path
     nodes: list[subprocess.Popen] = field(default_factory=list)
+    started: set[int] = field(default_factory=set)
+    """Every process below the nodes when ``stop`` began (Ray's daemons, workers, actors and
+    their sandboxes' fork servers)."""
 
     def stop(self) -> None:
         """Stop every node and every process they started; remove the temp dir."""
-        started = {pid for node in self.nodes for pid in _descendants(node.pid)}
+        self.started = {pid for node in self.nodes for pid in _descendants(node.pid)}
         for node in reversed(self.nodes):  # the second node first, the head last
             _terminate(node)
-        for pid in started:
+        for pid in self.started:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         shutil.rmtree(self.temp_dir, ignore_errors=True)
 
-    def leftover_pids(self) -> list[int]:
-        """Processes whose command line names this cluster's temp dir (none after ``stop``)."""
-        return [pid for pid in _all_pids() if str(self.temp_dir) in _cmdline(pid)]
+    def leftover_pids(self, timeout_s: float = 10.0) -> list[int]:
+        """Processes of this cluster still running ``timeout_s`` after ``stop`` (none): those
+        it had started, and any whose command line names its temp dir."""
+        deadline = time.monotonic() + timeout_s
+        while (left := self._running()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        return left
+
+    def _running(self) -> list[int]:
+        mine = {pid for pid in _all_pids() if str(self.temp_dir) in _cmdline(pid)}
+        return sorted(pid for pid in self.started | mine if _alive(pid))
 
 
 def start_cluster(nodes: int = 2, cpus_per_node: int = 1) -> LocalRayCluster:
@@ -169,6 +180,15 @@ def _terminate(node: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             node.kill()
             node.wait()
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie waiting for its parent to reap it is not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def _all_pids() -> list[int]:
