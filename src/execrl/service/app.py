@@ -9,6 +9,7 @@ body), 422 (a malformed body: FastAPI's detail names the field's location), 429 
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hmac
 import json
@@ -35,7 +36,6 @@ from execrl.service.wire import (
     CaptureResponse,
     DoneLine,
     ExecuteBatch,
-    RecordLine,
     ServiceInfo,
     encode_line,
 )
@@ -133,10 +133,11 @@ def _machine() -> dict[str, str]:
     return {key: str(value) for key, value in MachineFingerprint.current().model_dump().items()}
 
 
-async def _stream(tasks: list) -> AsyncIterator[bytes]:
-    """The NDJSON body: a RecordLine per request in completion order, then the DoneLine."""
-    async for index, record in completion_order(tasks):
-        yield encode_line(RecordLine(index=index, record=record))
+async def _stream(tasks: list[asyncio.Task[bytes]]) -> AsyncIterator[bytes]:
+    """The NDJSON body: a RecordLine per request in completion order (written from the
+    record's stored JSON, as ``RecordLine.model_dump_json`` would), then the DoneLine."""
+    async for index, record_json in completion_order(tasks):
+        yield b'{"index":%d,"record":%s}\n' % (index, record_json)
     yield encode_line(DoneLine(count=len(tasks)))
 
 

@@ -17,8 +17,9 @@ import hashlib
 import math
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from execrl.errors import UsageError
 from execrl.sandbox.executor import ExecutionRequest
@@ -31,6 +32,8 @@ from execrl.sandbox.records import (
     inconclusive_record,
 )
 from execrl.service.metrics import Metrics
+
+T = TypeVar("T")
 
 QUEUE_PER_WORKER = 32
 """Default queue limit per worker: deep enough that 128 concurrent single-program clients
@@ -78,7 +81,7 @@ class _Batch:
     """An admitted batch, remembered under its idempotency key."""
 
     body_hash: str
-    tasks: list[asyncio.Task[ExecutionRecord]]
+    tasks: list[asyncio.Task[bytes]]
     used: float = field(default_factory=time.monotonic)
     """When it was stored or last replayed (the TTL runs from there)."""
 
@@ -181,10 +184,12 @@ class Service:
     # -- batches -------------------------------------------------------------------------
     def submit_batch(
         self, requests: list[ExecutionRequest], key: str | None = None
-    ) -> list[asyncio.Task[ExecutionRecord]]:
-        """Admit a batch whole and start it: its per-index tasks (those of the batch already
-        stored under ``key``, if any: a replay needs no admission). Raises ``QueueFull``,
-        ``Draining``, ``BatchTooLarge`` or ``IdempotencyConflict``."""
+    ) -> list[asyncio.Task[bytes]]:
+        """Admit a batch whole and start it: its per-index tasks, each ending with its record
+        as JSON (those of the batch already stored under ``key``, if any: a replay needs no
+        admission). Raises ``QueueFull``, ``Draining``, ``BatchTooLarge`` or
+        ``IdempotencyConflict``. Stored records are kept as JSON: a sixth of the memory of
+        the record objects."""
         digest = body_hash(requests) if key else ""
         if key:
             stored = self._idempotency.get(key, digest)
@@ -197,7 +202,7 @@ class Service:
                 f"limit {self.queue_limit} (see /v1/info); split it"
             )
         self.admit(len(requests))
-        tasks = [self._start(request) for request in requests]
+        tasks = [self._start(self._run_to_json(request)) for request in requests]
         if key:
             self._idempotency.put(key, _Batch(digest, tasks))
         return tasks
@@ -227,9 +232,9 @@ class Service:
         return self.admitted - self.in_flight
 
     # -- running one admitted request ------------------------------------------------------
-    def _start(self, request: ExecutionRequest) -> asyncio.Task[ExecutionRecord]:
-        """A task that runs one admitted request; kept alive by ``_tasks`` until done."""
-        task = asyncio.get_running_loop().create_task(self._run(request))
+    def _start(self, work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+        """A task for the work of one admitted request; kept alive by ``_tasks`` until done."""
+        task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
@@ -237,7 +242,7 @@ class Service:
     async def _spawn(self, request: ExecutionRequest) -> ExecutionRecord:
         """Run an admitted request as its own task: a client that goes away does not cancel
         an execution that already holds a worker."""
-        return await asyncio.shield(self._start(request))
+        return await asyncio.shield(self._start(self._run(request)))
 
     async def _run(self, request: ExecutionRequest) -> ExecutionRecord:
         started = time.monotonic()
@@ -248,6 +253,9 @@ class Service:
             self._release()
         self.metrics.observe(record, time.monotonic() - started)
         return record
+
+    async def _run_to_json(self, request: ExecutionRequest) -> bytes:
+        return (await self._run(request)).model_dump_json().encode()
 
     async def _execute_safely(self, request: ExecutionRequest) -> ExecutionRecord:
         try:
@@ -293,10 +301,8 @@ class _WorkerSlot:
         self._semaphore.release()
 
 
-async def completion_order(
-    tasks: list[asyncio.Task[ExecutionRecord]],
-) -> AsyncIterator[tuple[int, ExecutionRecord]]:
-    """(index, record) for each task as it finishes (done ones first, in index order)."""
+async def completion_order(tasks: list[asyncio.Task[T]]) -> AsyncIterator[tuple[int, T]]:
+    """(index, result) for each task as it finishes (done ones first, in index order)."""
     finished: asyncio.Queue[int] = asyncio.Queue()
     for index, task in enumerate(tasks):
         task.add_done_callback(lambda _task, i=index: finished.put_nowait(i))
