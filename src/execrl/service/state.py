@@ -281,9 +281,6 @@ class Service:
         """Take no new work (health answers 503); what is admitted still runs."""
         self.draining = True
 
-    def close(self) -> None:
-        self.executor.close()
-
 
 class _WorkerSlot:
     """``async with``: hold one of the executor's workers, counted as in flight."""
