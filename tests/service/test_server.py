@@ -15,8 +15,10 @@ import httpx
 import psutil
 import pytest
 
+from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
+from execrl.sandbox.records import Status
 from execrl.service.server import bind
-from execrl.service.state import IdempotencyConflict, _Batch, _IdempotencyStore
+from execrl.service.state import IdempotencyConflict, Service, _Batch, _IdempotencyStore
 from execrl.service.wire import DoneLine, RecordLine, decode_line
 from tests.service._server import running_server
 
@@ -281,3 +283,18 @@ def test_the_idempotency_store_is_bounded_in_records():
 
     kept, two = asyncio.run(scenario())
     assert kept == ["b", "c"] and two
+
+
+def test_a_failing_executor_gives_inconclusive_records_not_errors():
+    """A pool that can no longer run anything (closed) is the machinery failing: the request
+    still gets a record, inconclusive. (Not capture: LocalExecutor.capture after close()
+    restarts a fork server that nobody closes.)"""
+    executor = LocalExecutor(workers=1)
+    executor.close()
+    service = Service(executor, queue_limit=4)
+    program_request = ExecutionRequest.model_validate(request(DOUBLES))
+
+    record = asyncio.run(service.execute(program_request))
+    assert [r.status.value for r in record.results] == ["inconclusive"]
+    assert record.results[0].detail.startswith("execrl could not run the program: RuntimeError")
+    assert service.admitted == 0 and service.metrics.tests[Status.INCONCLUSIVE] == 1
