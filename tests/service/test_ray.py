@@ -187,3 +187,16 @@ def test_without_ray_the_import_is_one_usage_error():
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert out.stdout.strip().endswith("install them with `pip install 'execrl[ray]'`")
     assert len(out.stdout.strip().splitlines()) == 1
+
+
+def test_an_address_where_nothing_listens_is_one_execution_error_at_once():
+    script = (
+        "from execrl.errors import ExecutionError\n"
+        "from execrl.service.ray import RayExecutor\n"
+        "try:\n"
+        "    RayExecutor('127.0.0.1:1')\n"
+        "except ExecutionError as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip().startswith("cannot connect to the Ray cluster at 127.0.0.1:1: ")

@@ -29,6 +29,7 @@ import hashlib
 import itertools
 import logging
 import os
+import socket
 import threading
 import time
 from collections import deque
@@ -66,6 +67,8 @@ NAMESPACE = "execrl"
 START_TIMEOUT_S = 120.0
 """How long the actors may take to start their pools (a worker process per node, fork
 servers)."""
+CONNECT_TIMEOUT_S = 5.0
+"""How long the head's port may take to accept a TCP connection before connecting fails."""
 POLL_S = 0.2
 """How often a waiting batch looks at restarting actors and deadlines."""
 DEADLINE_SLACK_S = 120.0
@@ -502,6 +505,7 @@ def _connect(address: str | None) -> bool:
     """Connect this process to Ray; True when this executor did it (and disconnects)."""
     if ray.is_initialized():
         return False
+    _check_reachable(address)
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     try:
         ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
@@ -510,6 +514,23 @@ def _connect(address: str | None) -> bool:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ExecutionError(f"cannot connect to the Ray cluster at {where}: {first}") from None
     return True
+
+
+def _check_reachable(address: str | None) -> None:
+    """A ``HOST:PORT`` or ``ray://HOST:PORT`` where nothing answers is an ExecutionError at
+    once (``ray.init`` retries an unreachable GCS for minutes)."""
+    if address is None or address in ("auto", "local"):
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise UsageError(f"Ray address {address!r}: expected HOST:PORT or ray://HOST:PORT")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        raise ExecutionError(
+            f"cannot connect to the Ray cluster at {address}: {exc.strerror or exc}; "
+            "is a Ray head (`ray start --head`) running there, on that port?"
+        ) from None
 
 
 def _choose_nodes(
