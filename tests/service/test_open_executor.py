@@ -256,6 +256,15 @@ def test_every_command_that_executes_takes_the_flag(command, capsys):
     assert "--executor URL|ray|local" in capsys.readouterr().out
 
 
+def test_train_on_an_unreachable_server_fails_before_the_model_loads(tmp_path: Path):
+    run = ["--set", "steps=1", "--out", str(tmp_path / "run")]
+    done = execrl("train", "--executor", "http://127.0.0.1:9", *run)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith("ExecutionError: no execrl server answered (http://127.0.0.1:9")
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "Loading weights" not in done.stdout + done.stderr
+
+
 def test_a_training_config_names_its_executor_or_fails_on_load():
     from execrl.errors import ConfigError
     from execrl.rl.trainer import load_config

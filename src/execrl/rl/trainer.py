@@ -1162,6 +1162,23 @@ class Trainer:
             for pid in _select(everything, config.data.train_ids, config.data.train_tag)
             if pid not in held_out
         ]
+        # The executor first: an unreachable server or cluster fails before the model loads.
+        self._own_executor = executor is None
+        self.executor = executor or _open_executor(config)
+        try:
+            self._start(config)
+        except BaseException:
+            self.close()
+            raise
+        # The executor the trainer holds runs every program (None here would make each
+        # scoring call open a pool of its own, one worker per core, ignoring config.workers).
+        self.scorer = Scorer(config.reward, self.problems, self.executor)
+        self.worker_scorer = self.scorer
+        self.history: list[dict[str, Any]] = []
+        self.evaluations: dict[str, dict[str, Any]] = {}
+
+    def _start(self, config: TrainConfig) -> None:
+        """Seed every generator, load the policy and the prompt order."""
         random.seed(config.seed)
         np.random.seed(config.seed)
         torch, _ = _torch()
@@ -1171,14 +1188,6 @@ class Trainer:
         model, self.tokenizer = load_policy(config.policy)
         self.learner = Learner(config, model, self.tokenizer)
         self.stream = PromptStream(self.train_ids, config.seed)
-        self._own_executor = executor is None
-        self.executor = executor or _open_executor(config)
-        # The executor the trainer holds runs every program (None here would make each
-        # scoring call open a pool of its own, one worker per core, ignoring config.workers).
-        self.scorer = Scorer(config.reward, self.problems, self.executor)
-        self.worker_scorer = self.scorer
-        self.history: list[dict[str, Any]] = []
-        self.evaluations: dict[str, dict[str, Any]] = {}
 
     # ---------------------------------------------------------------- public
 
