@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+import time
 import uuid
 
 import pytest
@@ -142,6 +143,19 @@ def test_executors_with_the_same_settings_share_each_nodes_pool(executor):
     # the second did not create the actors, so closing it stopped neither
     assert [s["state"] for s in executor.node_stats()] == ["live", "live"]
     assert executor.run("print(6)", [StdioTest(id="a", input="", output="6")]).all_passed
+
+
+def test_other_settings_start_their_own_pools_on_cores_already_held(executor):
+    """The module's executor holds every CPU in Ray; one with other settings reserves what is
+    free (nothing) instead of waiting for CPUs that never come free."""
+    start = time.monotonic()
+    with RayExecutor(workers_per_node=2) as other:
+        assert other.workers == 4
+        assert time.monotonic() - start < 60
+        records = list(other.run_batch([stdio("print(7)", "7", f"o{i}") for i in range(4)]))
+        assert all(r.all_passed for r in records)
+        mine = {s["pid"] for s in executor.node_stats()}
+        assert mine.isdisjoint(s["pid"] for s in other.node_stats())
 
 
 def test_score_batch_through_the_ray_spec_gives_the_local_rewards(executor, cluster):

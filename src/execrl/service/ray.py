@@ -2,13 +2,13 @@
 
 Each node gets one actor (``NodeWorker``) that owns that node's ``LocalExecutor``: fork
 servers pinned to the node's cores, one per worker. The actor is placed on its node by a hard
-``NodeAffinitySchedulingStrategy`` (so Ray cannot pack two on a node: we ask for exactly one per
-node id) and reserves ``num_cpus`` = its workers, so Ray schedules no other CPU work onto the
-cores it times programs on. It is named after its node and settings in the ``execrl``
-namespace: every executor with the same settings, in any process of the job (verl's reward
-workers), shares that one pool per node instead of starting its own. It is a threaded actor
-running as many requests at once as it has workers, plus a ``control`` concurrency group so a
-``describe`` probe is answered while every worker is busy.
+``NodeAffinitySchedulingStrategy`` (so Ray cannot pack two on a node: we ask for exactly one
+per node id) and reserves ``num_cpus`` = its workers (those free in Ray at start), so Ray
+schedules no other CPU work onto the cores it times programs on. It is named after its node
+and settings in the ``execrl`` namespace: every executor with the same settings, in any
+process of the job (verl's reward workers), shares that one pool per node instead of starting
+its own. It is a threaded actor running as many requests at once as it has workers, plus a
+``control`` concurrency group so a ``describe`` probe is answered while every worker is busy.
 
 The caller's side (``RayExecutor``) fans requests out over the actors, never more in flight on
 an actor than it has workers, and collects results with ``ray.wait`` as they finish. An actor
@@ -558,6 +558,7 @@ def _start_actors(
     settings); waits until every pool has started. A node whose actor cannot start is left
     out (an ExecutionError when none can)."""
     hosts = [node["NodeManagerAddress"] for node in choice.nodes]
+    free = _free_cpus()
     slots = []
     for node, workers, share in zip(choice.nodes, choice.workers, _shares(hosts), strict=True):
         settings = (workers, share, config)
@@ -565,7 +566,7 @@ def _start_actors(
         options = {
             "name": name,
             "namespace": NAMESPACE,
-            "num_cpus": min(workers, node["Resources"]["CPU"]),
+            "num_cpus": min(workers, free.get(node["NodeID"], node["Resources"]["CPU"])),
             "max_concurrency": workers,
             "max_restarts": max_restarts,
             "max_task_retries": 0,
@@ -574,6 +575,17 @@ def _start_actors(
         actor, created = _get_or_create(name, options, settings)
         slots.append(_Slot(node["NodeID"], node["NodeManagerAddress"], actor, workers, created))
     return _started(slots)
+
+
+def _free_cpus() -> dict[str, int]:
+    """Each node's CPUs not held by other Ray work now (whole ones), so an actor reserves what
+    is free instead of waiting forever for CPUs a trainer's workers hold: it then shares those
+    cores. Empty when Ray cannot say (the reservation is then the node's CPUs)."""
+    try:
+        per_node = ray._private.state.available_resources_per_node()
+    except Exception:  # a private Ray API: without it, fall back to the totals
+        return {}
+    return {node_id: int(res.get("CPU", 0)) for node_id, res in per_node.items()}
 
 
 def _actor_name(node_id: str, settings: tuple, max_restarts: int) -> str:
