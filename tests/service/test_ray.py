@@ -26,7 +26,7 @@ from execrl.sandbox.limits import Limits
 from execrl.sandbox.protocol import Executor
 from execrl.sandbox.records import Status
 from execrl.service.open import open_executor
-from execrl.service.ray import RayExecutor, share_of_cores
+from execrl.service.ray import RayExecutor, _choose_nodes, share_of_cores
 from tests.service._ray_cluster import ray_cluster
 
 FAST = Limits(cpu_time_s=1.0, wall_time_s=3.0)
@@ -187,6 +187,26 @@ def test_nodes_sharing_a_machine_split_its_cores():
     assert share_of_cores([0, 1, 2, 3], (0, 2)) == [0, 2]
     assert share_of_cores([0, 1, 2, 3], (1, 2)) == [1, 3]
     assert share_of_cores([0], (1, 2)) == [0]  # fewer cores than nodes: all of them
+
+
+def node(node_id: str, ip: str, cpus: float, gpus: float = 0, alive: bool = True) -> dict:
+    """A row of ``ray.nodes()`` with the fields the executor reads."""
+    resources = {"CPU": cpus, **({"GPU": gpus} if gpus else {})}
+    return {"NodeID": node_id, "NodeManagerAddress": ip, "Alive": alive, "Resources": resources}
+
+
+def test_gpu_nodes_are_left_to_the_trainer_when_there_are_cpu_nodes():
+    table = [node("g", "10.0.0.1", 16, gpus=8), node("c1", "10.0.0.2", 32)]
+    table += [node("c2", "10.0.0.3", 32, alive=False), node("c3", "10.0.0.4", 0)]
+    choice = _choose_nodes(table, None, None)
+    assert [n["NodeID"] for n in choice.nodes] == ["c1"]
+    assert choice.workers == [32]
+    every_gpu = _choose_nodes([node("g", "10.0.0.1", 16, gpus=8)], None, 4)
+    assert (every_gpu.workers, [n["NodeID"] for n in every_gpu.nodes]) == ([4], ["g"])
+    named = _choose_nodes(table, ["10.0.0.1"], None)  # by IP address (or node id)
+    assert [n["NodeID"] for n in named.nodes] == ["g"]
+    with pytest.raises(ExecutionError, match="among"):
+        _choose_nodes(table, ["c2"], None)  # dead
 
 
 def test_without_ray_the_import_is_one_usage_error():
