@@ -49,9 +49,9 @@ def cluster():
 
 
 @contextlib.contextmanager
-def opened(cluster, max_restarts: int) -> Iterator[RayExecutor]:
+def opened(cluster, max_restarts: int, **settings) -> Iterator[RayExecutor]:
     """An executor on ``cluster``; closed, it has disconnected (it was the one to connect)."""
-    with RayExecutor(cluster.address, max_restarts=max_restarts) as ray_executor:
+    with RayExecutor(cluster.address, max_restarts=max_restarts, **settings) as ray_executor:
         yield ray_executor
     assert not ray.is_initialized()
 
@@ -175,6 +175,25 @@ def test_with_every_actor_dead_the_rest_is_inconclusive_not_a_hang(cluster):
         assert [r.results[0].status for r in later] == [Status.INCONCLUSIVE] * 2
 
 
+def test_a_hung_actor_is_given_up_on_and_its_requests_run_elsewhere(cluster):
+    """SIGSTOP an actor: Ray sees nothing wrong, its requests never answer; after their
+    deadline (limits' budget + answer_slack_s) they run on the other node, and the stopped
+    actor, silent to its probe, is left out."""
+    limits = Limits(cpu_time_s=0.5, wall_time_s=1.0)  # budget: 3 × (1 + 1) s = 6 s
+    batch = [r.model_copy(update={"limits": limits}) for r in token_batch(12)]
+    with opened(cluster, max_restarts=0, restart_timeout_s=3, answer_slack_s=2) as executor:
+        pid = executor.node_stats()[0]["pid"]
+        frozen = {pid} | descendants(pid)
+        try:
+            records = run_with_kill(executor, batch, lambda: signal_all(frozen, signal.SIGSTOP))
+            outcomes = assert_each_request_answered_once(batch, records)
+            assert outcomes["success"] == len(batch)
+            time.sleep(3.5)  # past restart_timeout_s: still silent, so it is left out
+            assert executor.node_stats()[0]["state"] == "dead"
+        finally:
+            signal_all(frozen, signal.SIGCONT)
+
+
 def test_a_lost_node_is_left_out_and_its_requests_run_on_the_other():
     batch = token_batch(BATCH)
     with (
@@ -183,7 +202,7 @@ def test_a_lost_node_is_left_out_and_its_requests_run_on_the_other():
     ):
         second = {doomed.nodes[1].pid} | descendants(doomed.nodes[1].pid)  # all of node 2
         lost = next(i for i, s in enumerate(executor.node_stats()) if s["pid"] in second)
-        records = run_with_kill(executor, batch, lambda: kill_all(second))
+        records = run_with_kill(executor, batch, lambda: signal_all(second, signal.SIGKILL))
         outcomes = assert_each_request_answered_once(batch, records)
         assert outcomes["success"] == BATCH
         states_within(executor, ["dead" if i == lost else "live" for i in range(2)])
@@ -192,7 +211,7 @@ def test_a_lost_node_is_left_out_and_its_requests_run_on_the_other():
     assert doomed.leftover_pids() == []
 
 
-def kill_all(pids: set[int]) -> None:
+def signal_all(pids: set[int], signum: int) -> None:
     for pid in pids:
         with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+            os.kill(pid, signum)

@@ -104,7 +104,7 @@ def test_both_nodes_receive_work_on_their_own_cores(executor):
 
 
 def test_run_batch_in_request_order_arun_batch_in_completion_order(executor):
-    slow = stdio("import time\ntime.sleep(1.5)\nprint(7)\n", "7", "slow")
+    slow = stdio("import time\ntime.sleep(3)\nprint(7)\n", "7", "slow", Limits(wall_time_s=6))
     fast = [stdio("print(7)", "7", f"fast{i}") for i in range(4)]
     ordered = [r.problem_id for r in executor.run_batch([slow, *fast], progress=False)]
     assert ordered == ["slow", "fast0", "fast1", "fast2", "fast3"]

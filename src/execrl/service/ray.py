@@ -71,10 +71,10 @@ CONNECT_TIMEOUT_S = 5.0
 """How long the head's port may take to accept a TCP connection before connecting fails."""
 POLL_S = 0.2
 """How often a waiting batch looks at restarting actors and deadlines."""
-DEADLINE_SLACK_S = 120.0
-"""Added to three times a request's own time budget before it counts as lost on its actor: a
-safety net for an actor that hangs (Ray reports dead ones itself), generous because executors
-sharing an actor queue behind each other there."""
+ANSWER_SLACK_S = 120.0
+"""The default ``answer_slack_s``: added to three times a request's own time budget before it
+counts as lost on its actor. A safety net for an actor that hangs (Ray reports dead ones
+itself), generous because executors sharing an actor queue behind each other there."""
 ATTEMPTS = 2
 """Spec §6: a request whose actor failed is retried once, then it is inconclusive."""
 
@@ -194,7 +194,9 @@ class RayExecutor:
     ``nodes``: node ids or IP addresses to use (default: every alive node with a CPU).
     ``max_restarts``: how often Ray restarts a node's actor after it dies;
     ``restart_timeout_s``: how long a failed actor may take to come back before it is left out
-    (Ray keeps trying to restart an actor whose node is gone).
+    (Ray keeps trying to restart an actor whose node is gone). ``answer_slack_s``: a request
+    not answered within three times its limits' budget plus this is retried elsewhere (an actor
+    that hangs, a stopped node).
     """
 
     backend = BACKEND
@@ -208,6 +210,7 @@ class RayExecutor:
         config: SandboxConfig | None = None,
         max_restarts: int = 3,
         restart_timeout_s: float = 60.0,
+        answer_slack_s: float = ANSWER_SLACK_S,
     ) -> None:
         if workers_per_node is not None and workers_per_node < 1:
             raise UsageError(f"workers_per_node must be at least 1, got {workers_per_node}")
@@ -215,6 +218,7 @@ class RayExecutor:
         self._lock = threading.Condition()
         self._closed = False
         self._restart_timeout_s = restart_timeout_s
+        self._answer_slack_s = answer_slack_s
         choice = _choose_nodes(ray.nodes(), nodes, workers_per_node)
         self._slots = _start_actors(choice, config, max_restarts)
         self.workers = sum(slot.workers for slot in self._slots)
@@ -392,7 +396,8 @@ class RayExecutor:
             self._release(run.slot)
             with contextlib.suppress(RayError, TypeError, ValueError):
                 ray.cancel(ref)
-            failed.append((run, f"no answer from its Ray actor in {run.job.budget_s:.0f} s"))
+            waited = run.job.budget_s + self._answer_slack_s
+            failed.append((run, f"no answer from its Ray actor in {waited:.0f} s"))
         for run, reason in failed:
             self._suspect(run.slot)
             if run.job.attempts < ATTEMPTS:
@@ -414,7 +419,8 @@ class RayExecutor:
             pending.popleft()
             job.attempts += 1
             ref = getattr(slot.actor, job.method).remote(*job.args)
-            running[ref] = _Running(job, slot, time.monotonic() + job.budget_s)
+            deadline = time.monotonic() + job.budget_s + self._answer_slack_s
+            running[ref] = _Running(job, slot, deadline)
 
     def _release(self, slot: _Slot) -> None:
         with self._lock:
@@ -658,9 +664,9 @@ def _execute_jobs(requests: list[ExecutionRequest]) -> list[_Job]:
 
 
 def _budget_s(limits: Limits, tests: int, repeats: int) -> float:
-    """How long a request may take on its actor before it counts as lost there: three times
-    every test's every repeat at the wall-clock limit plus a second, and DEADLINE_SLACK_S."""
-    return 3 * max(1, tests) * repeats * (limits.wall_limit_s + 1.0) + DEADLINE_SLACK_S
+    """A request's own time on its actor, generously: three times every test's every repeat at
+    the wall-clock limit plus a second (the executor's ``answer_slack_s`` comes on top)."""
+    return 3 * max(1, tests) * repeats * (limits.wall_limit_s + 1.0)
 
 
 def _only(stream: Iterator[tuple[int, Any]]) -> Any:
