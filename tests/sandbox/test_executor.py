@@ -278,3 +278,13 @@ def test_a_read_only_path_under_the_hosts_tmp_is_visible_and_stays_read_only():
         assert not (shared / "x").exists()
     finally:
         shutil.rmtree(shared)
+
+
+def test_a_closed_local_executor_refuses_work_instead_of_restarting_fork_servers():
+    from execrl.errors import ExecutionError
+    from execrl.sandbox.executor import LocalExecutor
+
+    executor = LocalExecutor(workers=1)
+    executor.close()
+    with pytest.raises(ExecutionError, match="closed"):
+        executor.capture("print(1)", "")

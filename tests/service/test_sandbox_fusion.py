@@ -313,6 +313,18 @@ def test_client_run_code_exception_reports_it_on_stderr(server):
     assert "ZeroDivisionError: division by zero" in response.run_result.stderr
 
 
+def test_client_run_code_returns_the_whole_stderr_and_the_true_exit_code(server):
+    # read from the verdict alone, this was return code 1 and only stderr's last line
+    code = "import sys\nprint('warn 1', file=sys.stderr)\nprint('warn 2', file=sys.stderr)\n"
+    response = run_code(server, code + "sys.exit(3)")
+    assert response.status == sandbox_fusion.RunStatus.Failed
+    assert response.run_result.return_code == 3
+    assert response.run_result.stderr == "warn 1\nwarn 2\n"
+    success = run_code(server, "import sys\nprint('note', file=sys.stderr)\nprint(7)")
+    assert success.status == sandbox_fusion.RunStatus.Success
+    assert (success.run_result.stdout, success.run_result.stderr) == ("7\n", "note\n")
+
+
 def test_client_run_code_timeout_is_time_limit_exceeded(server):
     response = run_code(server, "while True:\n    pass", run_timeout=1)
     assert response.status == sandbox_fusion.RunStatus.Failed

@@ -19,10 +19,12 @@ import signal
 import statistics
 from collections.abc import AsyncIterator, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from execrl.errors import ExecutionError
 from execrl.problems.models import AssertTest, CallTest, Checker, Problem, StdioTest, TestCase
 from execrl.sandbox import _zygote
 from execrl.sandbox.batch import _progress
@@ -68,6 +70,27 @@ class ExecutionRequest(BaseModel):
     keeps the hash of the program as given."""
 
     @classmethod
+    def of(
+        cls,
+        program: str,
+        tests: list[TestCase],
+        limits: Limits | None = None,
+        *,
+        checker: Checker | None = None,
+        options: ExecutionOptions | None = None,
+        problem_id: str = "",
+    ) -> ExecutionRequest:
+        """The request ``Executor.run`` makes of its arguments (defaults for what is None)."""
+        return cls(
+            program=program,
+            tests=tests,
+            checker=checker or Checker(),
+            limits=limits or Limits(),
+            options=options or ExecutionOptions(),
+            problem_id=problem_id,
+        )
+
+    @classmethod
     def for_problem(
         cls,
         problem: Problem,
@@ -93,6 +116,17 @@ class ExecutionRequest(BaseModel):
             prelude=problem.prelude,
             stdin_as_function=problem.stdin_as_function,
         )
+
+
+@dataclass(frozen=True)
+class Captured:
+    """One capture run: the verdict without comparison and what the program wrote."""
+
+    result: TestResult
+    stdout: str
+    stderr: str
+    exit_code: int | None
+    """The exit status (``-N`` when a signal ended it; None when it never ran)."""
 
 
 class LocalExecutor:
@@ -125,6 +159,7 @@ class LocalExecutor:
             timed = available
         self.cores = cores or timed
         self.workers = workers or len(self.cores)
+        self._closed = False
         self._servers: queue.Queue[ForkServer] = queue.Queue()
         self._all: list[ForkServer] = []
         for i in range(self.workers):
@@ -155,19 +190,14 @@ class LocalExecutor:
         options: ExecutionOptions | None = None,
         problem_id: str = "",
     ) -> ExecutionRecord:
-        request = ExecutionRequest(
-            program=program,
-            tests=tests,
-            checker=checker or Checker(),
-            limits=limits or Limits(),
-            options=options or ExecutionOptions(),
-            problem_id=problem_id,
+        request = ExecutionRequest.of(
+            program, tests, limits, checker=checker, options=options, problem_id=problem_id
         )
         return self.execute(request)
 
     def execute(self, request: ExecutionRequest) -> ExecutionRecord:
         """Run one request on a free worker (blocks until done)."""
-        server = self._servers.get()
+        server = self._take()
         try:
             return self._execute_on(server, request)
         finally:
@@ -181,21 +211,34 @@ class LocalExecutor:
         The verdict is ``success`` when the program finished cleanly within its limits; what
         its output means is the caller's business (datagen uses it to build expected outputs).
         """
+        captured = self.capture_streams(program, stdin, limits)
+        return captured.result, captured.stdout
+
+    def capture_streams(self, program: str, stdin: str, limits: Limits | None = None) -> Captured:
+        """``capture`` with the program's stderr and exit status too (SandboxFusion's
+        ``/run_code`` answers with both)."""
         probe = StdioTest(id="capture", input=stdin, output="")
-        request = ExecutionRequest(program=program, tests=[probe], limits=limits or Limits())
-        server = self._servers.get()
+        limits = limits or Limits()
+        spec, data, _ = _wire_test(probe, None)
+        server = self._take()
         try:
-            spec, data, _ = _wire_test(probe, None)
             try:
-                raw = server.run(program, spec, data, request.limits)
+                raw = server.run(program, spec, data, limits)
             except SandboxCrashed:
-                raw = server.run(program, spec, data, request.limits)  # retry once, at once
+                raw = server.run(program, spec, data, limits)  # retry once, at once
         finally:
             self._servers.put(server)
-        result = judge(probe, raw, Checker(kind="exact"), request.limits)
+        result = judge(probe, raw, Checker(kind="exact"), limits)
         if result.status is Status.WRONG_ANSWER:  # it ran cleanly; there was nothing to compare
             result = result.model_copy(update={"status": Status.SUCCESS, "detail": ""})
-        return result, raw.stdout.decode("utf-8", errors="replace")
+        first = raw.runs[0] if raw.runs else {}
+        signal_number = first.get("signal")
+        return Captured(
+            result=result,
+            stdout=raw.stdout.decode("utf-8", errors="replace"),
+            stderr=raw.stderr.decode("utf-8", errors="replace"),
+            exit_code=-signal_number if signal_number else first.get("exit_code"),
+        )
 
     def run_batch(
         self,
@@ -223,7 +266,15 @@ class LocalExecutor:
         for next_done in asyncio.as_completed([self.arun(r) for r in requests]):
             yield await next_done
 
+    def _take(self) -> ForkServer:
+        """A free worker; an ``ExecutionError`` once closed (a closed pool must not quietly
+        restart fork servers nobody will close)."""
+        if self._closed:
+            raise ExecutionError("this LocalExecutor is closed; open a new one")
+        return self._servers.get()
+
     def close(self) -> None:
+        self._closed = True
         self._pool.shutdown(wait=True)
         for server in self._all:
             server.close()

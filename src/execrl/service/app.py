@@ -43,7 +43,7 @@ from execrl.timing.store import MachineFingerprint
 
 DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024
 """The default request size limit (64 MiB: a batch of 4096 programs with their tests)."""
-OPEN_PATHS = frozenset({"/v1/health"})
+OPEN_PATHS = frozenset({"/v1/health", "/v1/ping"})
 """Paths answered without a token."""
 TIMING_METRICS = ["cpu", "wall"]
 

@@ -510,6 +510,7 @@ class RayExecutor:
 def _connect(address: str | None) -> bool:
     """Connect this process to Ray; True when this executor did it (and disconnects)."""
     if ray.is_initialized():
+        _check_same_cluster(address)
         return False
     _check_reachable(address)
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -520,6 +521,19 @@ def _connect(address: str | None) -> bool:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ExecutionError(f"cannot connect to the Ray cluster at {where}: {first}") from None
     return True
+
+
+def _check_same_cluster(address: str | None) -> None:
+    """This process is connected already: a ``HOST:PORT`` naming another cluster (another GCS
+    port) is a UsageError rather than work silently sent to the connected one."""
+    if address is None or address in ("auto", "local") or address.startswith("ray://"):
+        return
+    connected = ray.get_runtime_context().gcs_address
+    if address.rpartition(":")[2] != connected.rpartition(":")[2]:
+        raise UsageError(
+            f"Ray address {address!r}: this process is already connected to the Ray cluster "
+            f"at {connected}; use that address (or none), or ray.shutdown() first"
+        )
 
 
 def _check_reachable(address: str | None) -> None:

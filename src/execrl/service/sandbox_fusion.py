@@ -231,24 +231,36 @@ def run_limits(run_timeout: float, memory_limit_mb: int = -1) -> Limits:
 
 
 def run_code_outcome(
-    result: TestResult, stdout: str | None, *, assertion_exits: bool = False
+    result: TestResult,
+    stdout: str | None,
+    *,
+    assertion_exits: bool = False,
+    stderr: str | None = None,
+    exit_code: int | None = None,
 ) -> RunCodeResponse:
     """One execrl verdict as SandboxFusion's response (the table in the module docstring).
 
     ``assertion_exits``: the test was test code run after the program (SandboxFusion runs them
-    as one script), so a failed assertion is an exit with code 1, not a wrong output."""
+    as one script), so a failed assertion is an exit with code 1, not a wrong output.
+    ``stderr`` and ``exit_code``: the program's own, when the run captured them (``/run_code``);
+    else both are read from the verdict (its stderr tail, the exit it names)."""
     if result.status is Status.INCONCLUSIVE:
         run = CommandRunResult(status=CommandRunStatus.ERROR, stderr=result.detail)
         return _response(RunStatus.SANDBOX_ERROR, result.detail, run)
     timed_out = result.status is Status.TIMEOUT
-    code = None if timed_out else return_code_of(result, assertion_exits=assertion_exits)
+    if timed_out:
+        code = None
+    elif exit_code is not None:
+        code = exit_code
+    else:
+        code = return_code_of(result, assertion_exits=assertion_exits)
     run = CommandRunResult(
         status=CommandRunStatus.TIME_LIMIT_EXCEEDED if timed_out else CommandRunStatus.FINISHED,
         execution_time=result.wall_s,
         cpu_time=result.cpu_s,
         return_code=code,
         stdout=stdout,
-        stderr=program_stderr(result),
+        stderr=program_stderr(result) if stderr is None else stderr,
     )
     if code == 0:
         return _response(RunStatus.SUCCESS, "", run)
@@ -595,8 +607,10 @@ async def run_code(body: RunCodeRequest, request: Request) -> RunCodeResponse:
     """Run a Python program on a stdin (SandboxFusion's ``/run_code``)."""
     limits = run_limits(body.run_timeout, body.memory_limit_MB)
     service = request.app.state.service
-    result, stdout = await service.capture(body.code, body.stdin or "", limits)
-    return run_code_outcome(result, stdout)
+    captured = await service.capture_streams(body.code, body.stdin or "", limits)
+    return run_code_outcome(
+        captured.result, captured.stdout, stderr=captured.stderr, exit_code=captured.exit_code
+    )
 
 
 @router.post("/submit", response_model=EvalResult)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from execrl.errors import UsageError
-from execrl.sandbox.executor import ExecutionRequest
+from execrl.sandbox.executor import Captured, ExecutionRequest
 from execrl.sandbox.limits import Limits
 from execrl.sandbox.protocol import Executor
 from execrl.sandbox.records import (
@@ -171,13 +171,23 @@ class Service:
     ) -> tuple[TestResult, str]:
         """Run ``program`` on ``stdin``: (verdict without comparison, stdout). A failure of the
         machinery is an ``inconclusive`` verdict with empty output."""
+        captured = await self.capture_streams(program, stdin, limits)
+        return captured.result, captured.stdout
+
+    async def capture_streams(
+        self, program: str, stdin: str, limits: Limits | None = None
+    ) -> Captured:
+        """``capture`` with the program's stderr and exit status (``/run_code``)."""
         self.admit(1)
         try:
             async with self._worker_slot():
-                return await asyncio.to_thread(self.executor.capture, program, stdin, limits)
+                return await asyncio.to_thread(
+                    self.executor.capture_streams, program, stdin, limits
+                )
         except Exception as exc:  # the sandbox or execrl failed, not the program
             reason = f"execrl could not run the program: {type(exc).__name__}: {exc}"
-            return TestResult(test_id="capture", status=Status.INCONCLUSIVE, detail=reason), ""
+            unknown = TestResult(test_id="capture", status=Status.INCONCLUSIVE, detail=reason)
+            return Captured(result=unknown, stdout="", stderr="", exit_code=None)
         finally:
             self._release()
 
