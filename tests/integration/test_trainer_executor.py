@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # (tests/ is not a package)
 from tests.service._server import running_server
 from tests.service.test_open_executor import server_executions
 

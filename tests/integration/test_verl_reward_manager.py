@@ -18,10 +18,8 @@ with a ``compute_score`` function, on rows read back from a parquet file written
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -40,9 +38,6 @@ from execrl.problems.models import ReferenceLabel
 from execrl.sandbox.executor import LocalExecutor
 
 PROBLEMS = ["balanced-brackets", "anagram-groups"]
-
-if (ROOT := str(Path(__file__).resolve().parents[2])) not in sys.path:
-    sys.path.insert(0, ROOT)  # tests.service._server: a real execrl serve
 
 
 @pytest.fixture(scope="module")
