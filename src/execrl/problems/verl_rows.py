@@ -90,7 +90,7 @@ def verl_row_to_dict(row: dict[str, Any], where: str, fallback_id: str) -> dict[
         "id": problem_id,
         "title": problem_id,
         "statement": _prompt_text(row.get("prompt")),
-        **_apps_tests(truth, where),
+        **apps_tests(truth, where),
         "source": {
             "dataset": data_source,
             "id": None if index is None else str(index),
@@ -108,7 +108,7 @@ def deepcoder_row_to_dict(row: dict[str, Any], where: str, fallback_id: str) -> 
     if not isinstance(metadata, dict):
         metadata = {}
     if isinstance(tests, dict):
-        mapped = _apps_tests(tests, where)
+        mapped = apps_tests(tests, where)
     elif isinstance(tests, list):
         mapped = _listed_tests(tests, metadata.get("func_name"), where)
     else:
@@ -133,7 +133,7 @@ def deepcoder_row_to_dict(row: dict[str, Any], where: str, fallback_id: str) -> 
     }
 
 
-def _apps_tests(truth: dict[str, Any], where: str) -> dict[str, Any]:
+def apps_tests(truth: dict[str, Any], where: str) -> dict[str, Any]:
     inputs, outputs = truth.get("inputs") or [], truth.get("outputs") or []
     if len(inputs) != len(outputs):
         raise LoaderError(f"{where}: tests have {len(inputs)} inputs but {len(outputs)} outputs")

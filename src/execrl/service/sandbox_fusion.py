@@ -42,7 +42,7 @@ from execrl.errors import LoaderError, UsageError
 from execrl.problems._rows import decode_json_field
 from execrl.problems.mbpp import mbpp_entry_point
 from execrl.problems.models import AssertTest, Checker, StdioTest, TestCase
-from execrl.problems.verl_rows import _apps_tests as apps_tests
+from execrl.problems.verl_rows import apps_tests
 from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import Limits
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult
