@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("ray")
 
-from execrl.errors import ExecutionError
+from execrl.errors import ExecutionError, UsageError
 from execrl.problems import load_bundled
 from execrl.problems.models import CallTest, StdioTest
 from execrl.rewards.scoring import Group, score_batch
@@ -178,6 +178,11 @@ def test_score_batch_through_the_ray_spec_gives_the_local_rewards(executor, clus
     assert [reward for reward, _ in expected] == [1.0 if x == "correct" else -1.0 for x in labels]
 
 
+def test_another_clusters_address_in_a_connected_process_is_a_usage_error(executor):
+    with pytest.raises(UsageError, match="already connected to the Ray cluster at"):
+        RayExecutor("127.0.0.1:1")
+
+
 def test_unknown_nodes_are_an_execution_error(executor):
     with pytest.raises(ExecutionError, match="no alive node with a CPU among"):
         RayExecutor(nodes=["10.255.255.1"])
@@ -225,7 +230,7 @@ def test_without_ray_the_import_is_one_usage_error():
 
 def test_an_address_where_nothing_listens_is_one_execution_error_at_once():
     script = (
-        "from execrl.errors import ExecutionError\n"
+        "from execrl.errors import ExecutionError, UsageError\n"
         "from execrl.service.ray import RayExecutor\n"
         "try:\n"
         "    RayExecutor('127.0.0.1:1')\n"
