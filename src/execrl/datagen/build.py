@@ -18,8 +18,8 @@ from execrl.problems.generated import generate_input
 from execrl.problems.models import GeneratorMode, Problem, ReferenceLabel, StdioTest, TestGroup
 from execrl.sandbox.batch import parallel_map
 from execrl.sandbox.compare import outputs_match
-from execrl.sandbox.executor import LocalExecutor
 from execrl.sandbox.limits import Limits
+from execrl.sandbox.protocol import Executor
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ def plan_tests(problem: Problem) -> list[PlannedTest]:
     return planned
 
 
-def consensus_output(problem: Problem, test_id: str, stdin: str, *, executor: LocalExecutor) -> str:
+def consensus_output(problem: Problem, test_id: str, stdin: str, *, executor: Executor) -> str:
     """The output every correct reference agrees on (run in the sandbox); raises
     ConsensusError otherwise."""
     limits = Limits(timeout_s=problem.time_limit_s, memory_mb=problem.memory_limit_mb)
@@ -81,7 +81,7 @@ def consensus_output(problem: Problem, test_id: str, stdin: str, *, executor: Lo
 def build_tests(
     folder: str | Path,
     *,
-    executor: LocalExecutor | None = None,
+    executor: Executor | None = None,
     workers: int | None = None,
     show_progress: bool = True,
 ) -> list[StdioTest]:

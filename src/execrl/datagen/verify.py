@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from execrl.problems.models import Problem, Reference, ReferenceLabel, TestGroup
 from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
+from execrl.sandbox.protocol import Executor
 from execrl.sandbox.records import ExecutionRecord, TestResult
 
 
@@ -78,9 +79,7 @@ class ProblemReport:
 
 
 @contextlib.contextmanager
-def executor_or_new(
-    executor: LocalExecutor | None, workers: int | None = None
-) -> Iterator[LocalExecutor]:
+def executor_or_new(executor: Executor | None, workers: int | None = None) -> Iterator[Executor]:
     """Use the caller's executor, or open (and close) one for this call."""
     if executor is not None:
         yield executor
@@ -92,7 +91,7 @@ def executor_or_new(
 def verify_problem(
     problem: Problem,
     *,
-    executor: LocalExecutor | None = None,
+    executor: Executor | None = None,
     workers: int | None = None,
     show_progress: bool = True,
     references: list[Reference] | None = None,
@@ -111,7 +110,7 @@ def verify_problem(
 def iter_reference_reports(
     problem: Problem,
     *,
-    executor: LocalExecutor | None = None,
+    executor: Executor | None = None,
     workers: int | None = None,
     show_progress: bool = True,
     references: list[Reference] | None = None,

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from execrl.problems.optim import OptimProblem
 from execrl.rewards.solver.answers import DEFAULT_CONVENTION, AnswerSpec
-from execrl.rewards.solver.execution import CapturingExecutor, run_solver_codes
+from execrl.rewards.solver.execution import run_solver_codes
 from execrl.rewards.solver.parsing import parse_response
 from execrl.rewards.solver.rewards import (
     SOLVER_PRESETS,
@@ -30,6 +30,7 @@ from execrl.rewards.solver.rewards import (
     solver_reward,
 )
 from execrl.sandbox.limits import Limits
+from execrl.sandbox.protocol import Executor
 
 EXPECTED_VERDICT = {
     "reference": Verdict.CORRECT,
@@ -67,7 +68,7 @@ class ResponseCheck:
 def check_responses(
     problems: Sequence[OptimProblem],
     *,
-    executor: CapturingExecutor | None = None,
+    executor: Executor | None = None,
     limits: Limits | None = None,
     progress: bool = True,
     answers: AnswerSpec = DEFAULT_CONVENTION,

@@ -31,7 +31,7 @@ from execrl.report import pyplot
 from execrl.results import iter_rows
 from execrl.rewards.solver.answers import DEFAULT_CONVENTION, AnswerSpec
 from execrl.rewards.solver.consistency import instance_enhanced_vote, majority_vote
-from execrl.rewards.solver.execution import CapturingExecutor, run_solver_codes
+from execrl.rewards.solver.execution import run_solver_codes
 from execrl.rewards.solver.parsing import parse_response
 from execrl.rewards.solver.rewards import (
     RELATIVE,
@@ -42,6 +42,7 @@ from execrl.rewards.solver.rewards import (
     solver_reward_config,
 )
 from execrl.sandbox.limits import Limits
+from execrl.sandbox.protocol import Executor
 
 CATEGORIES = tuple(v.value for v in Verdict)
 _NOT_CONCLUSIVE = (Verdict.INCONCLUSIVE, Verdict.SOLVER_UNAVAILABLE)
@@ -95,7 +96,7 @@ def evaluate_solver_samples(
     samples: Sequence[Sequence[str]],
     *,
     tolerance: Tolerance = RELATIVE,
-    executor: CapturingExecutor | None = None,
+    executor: Executor | None = None,
     limits: Limits | None = None,
     progress: bool = True,
     answers: AnswerSpec = DEFAULT_CONVENTION,

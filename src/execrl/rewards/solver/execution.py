@@ -228,11 +228,6 @@ class SolverRun:
 
 
 # -- the sandbox set-up ------------------------------------------------------------------------
-CapturingExecutor = Executor
-"""The name this module's callers knew the Executor protocol by (running solver code needs
-its ``capture`` and ``workers``); prefer ``execrl.sandbox.protocol.Executor``."""
-
-
 def solver_site_paths() -> tuple[str, ...]:
     """The host folders the solver packages import from (site-packages, usually one)."""
     paths = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}

@@ -35,7 +35,6 @@ from execrl.problems._validation import describe_validation_error
 from execrl.problems.optim import STATUSES, Answer, parse_answer
 from execrl.rewards.solver.answers import ANSWER_CONVENTIONS, DEFAULT_CONVENTION
 from execrl.rewards.solver.execution import (
-    CapturingExecutor,
     RunStatus,
     SolverRun,
     iter_solver_runs,
@@ -43,6 +42,7 @@ from execrl.rewards.solver.execution import (
 from execrl.rewards.solver.lpfile import DEFAULT_BIG_M_RATIO, ModelFeatures
 from execrl.rewards.solver.parsing import ParsedResponse, parse_response
 from execrl.sandbox.limits import Limits
+from execrl.sandbox.protocol import Executor
 
 
 class Tolerance(BaseModel):
@@ -314,7 +314,7 @@ def score_solver_responses(
     answers: Sequence[Answer | str | float],
     *,
     reward: SolverRewardSpec = "paper",
-    executor: CapturingExecutor | None = None,
+    executor: Executor | None = None,
     limits: Limits | None = None,
     progress: bool = False,
 ) -> list[SolverScore]:
@@ -339,7 +339,7 @@ def iter_solver_scores(
     answers: Sequence[Answer | str | float],
     *,
     reward: SolverRewardSpec = "paper",
-    executor: CapturingExecutor | None = None,
+    executor: Executor | None = None,
     limits: Limits | None = None,
     progress: bool = False,
 ) -> Iterator[SolverScore]:
@@ -376,7 +376,7 @@ def score_solver_response(
     answer: Answer | str | float,
     *,
     reward: SolverRewardSpec = "paper",
-    executor: CapturingExecutor | None = None,
+    executor: Executor | None = None,
     limits: Limits | None = None,
 ) -> SolverScore:
     """One response (see :func:`score_solver_responses`)."""
