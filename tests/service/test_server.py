@@ -298,3 +298,22 @@ def test_a_failing_executor_gives_inconclusive_records_not_errors():
     assert [r.status.value for r in record.results] == ["inconclusive"]
     assert record.results[0].detail.startswith("execrl could not run the program: RuntimeError")
     assert service.admitted == 0 and service.metrics.tests[Status.INCONCLUSIVE] == 1
+
+
+def test_solvers_flag_makes_the_solver_packages_importable_by_programs():
+    """Solver rewards sent to a server need its sandboxes to import the solvers; without
+    ``--solvers`` they cannot (the sandbox's Python sees no site-packages)."""
+    probe = "import highspy\nprint('solver ok')"
+    with running_server(workers=1) as plain:
+        result, stdout = _capture(plain, probe)
+        assert (result["status"], stdout) == ("runtime_error", "")
+        assert "ModuleNotFoundError" in result["detail"]
+    with running_server(workers=1, extra_args=("--solvers",)) as solvers:
+        result, stdout = _capture(solvers, probe)
+        assert (result["status"], stdout) == ("success", "solver ok\n")
+
+
+def _capture(server, program: str) -> tuple[dict, str]:
+    with server.client() as client:
+        answer = client.post("/v1/capture", json={"program": program, "stdin": ""}).json()
+    return answer["result"], answer["stdout"]

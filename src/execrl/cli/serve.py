@@ -71,6 +71,12 @@ def register(commands: argparse._SubParsersAction) -> None:
         default="warning",
         help="uvicorn's log level (default: %(default)s)",
     )
+    p.add_argument(
+        "--solvers",
+        action="store_true",
+        help="make the installed solver packages importable by programs, read-only (for "
+        "solver rewards sent here: `execrl solver ... --executor URL`)",
+    )
     add_sandbox_arguments(p)
     p.set_defaults(handler=cmd_serve)
 
@@ -82,6 +88,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     check_range("--max-body-mb", args.max_body_mb, 1, MAX_BODY_MB, "MB")
     writable_file(args.port_file, "--port-file")
     config = sandbox_config(args)
+    if args.solvers:
+        from execrl.rewards.solver.execution import solver_sandbox_config
+
+        config = solver_sandbox_config(config)
     serve = _serve_function()
     serve(
         host=args.host,
