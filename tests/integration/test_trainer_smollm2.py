@@ -188,6 +188,12 @@ def test_a_training_run_logs_faithful_rewards_and_moves_weights_only_with_signal
         flat = sum(max(g) == min(g) for g in groups.values()) / len(groups)
         assert row["zero_advantage_rate"] == pytest.approx(flat)
         assert row["updated"] == (flat < 1)
+        # spec §6 per step: a local run resolves every test without fallback
+        step_rewards = [r["reward"] for r in rollouts if r["step"] == row["step"]]
+        assert row["monitor/tests"] >= len(step_rewards)  # at least one test per rollout
+        assert (row["monitor/resolved_rate"], row["monitor/fallback_rate"]) == (1.0, 0.0)
+        assert row["monitor/reward_count"] == len(step_rewards)
+        assert row["monitor/reward_mean"] == pytest.approx(row["reward_mean"])
     moved = any(not torch.equal(before[n], p) for n, p in after.items())
     assert moved == any(r["updated"] for r in rows)
     assert (tmp_path / "checkpoints" / "latest").read_text() == "step-00002"

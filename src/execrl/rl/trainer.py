@@ -66,6 +66,7 @@ from execrl.extract import extract_code
 from execrl.problems.models import Problem
 from execrl.rewards.dense import DenseRewardConfig
 from execrl.sandbox.protocol import Executor
+from execrl.service.fallback import StepMonitor
 
 # =========================================================================== 1. Config
 
@@ -432,6 +433,9 @@ class Rollout:
     inconclusive: bool = False
     advantage: float | None = None
     token_advantages: list[float] | None = None
+    record: Any = None
+    """The ExecutionRecord its reward came from (None for solver and multi-turn rollouts):
+    what the step's spec §6 monitor counts."""
 
 
 @dataclass
@@ -572,6 +576,7 @@ class Scorer:
         for group, results in zip(groups, scored, strict=True):
             for rollout, s in zip(group.rollouts, results, strict=True):
                 rollout.reward = s.reward
+                rollout.record = s.record
                 rollout.passed = s.record.all_passed
                 rollout.inconclusive = s.reward is None
                 rollout.failed_execution = any(
@@ -1175,6 +1180,8 @@ class Trainer:
         self.scorer = Scorer(config.reward, self.problems, self.executor)
         self.worker_scorer = self.scorer
         self.history: list[dict[str, Any]] = []
+        self.monitor = StepMonitor(group_size=config.group_size)
+        """Spec §6 per step: resolved/fallback/unknown/timeout rates, rewards, bursts."""
         self.evaluations: dict[str, dict[str, Any]] = {}
 
     def _start(self, config: TrainConfig) -> None:
@@ -1286,6 +1293,7 @@ class Trainer:
             worker.push(self.learner.version, _state_copy(self.learner.model))
 
         lengths = [len(r.completion_ids) for r in every]
+        monitor = self.monitor.observe([r.record for r in every if r.record is not None], rewards)
         row = {
             "step": self.learner.version,
             "reward_mean": _mean(rewards),
@@ -1307,6 +1315,7 @@ class Trainer:
             "updated": bool(usable and signal),
             "rollout_s": round(t_rollout, 3),
             "update_s": round(t_update, 3),
+            **{k: v for k, v in monitor.to_dict().items() if k != "step"},
         }
         self.history.append(row)
         with (self.out / "metrics.jsonl").open("a", encoding="utf-8") as fh:
