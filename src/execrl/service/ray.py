@@ -244,13 +244,8 @@ class RayExecutor:
         options: ExecutionOptions | None = None,
         problem_id: str = "",
     ) -> ExecutionRecord:
-        request = ExecutionRequest(
-            program=program,
-            tests=tests,
-            checker=checker or Checker(),
-            limits=limits or Limits(),
-            options=options or ExecutionOptions(),
-            problem_id=problem_id,
+        request = ExecutionRequest.of(
+            program, tests, limits, checker=checker, options=options, problem_id=problem_id
         )
         return self.execute(request)
 
