@@ -32,6 +32,7 @@ from execrl.sandbox.compare import iter_tokens, outputs_match
 from execrl.sandbox.forkserver import ForkServer, RawRun, SandboxCrashed
 from execrl.sandbox.isolation import SandboxConfig
 from execrl.sandbox.limits import ExecutionOptions, Limits
+from execrl.sandbox.protocol import Executor
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, Timing, program_sha256
 from execrl.sandbox.returned import ValueRejected, decode_returned, show
 from execrl.sandbox.returned import matches as returned_matches
@@ -129,7 +130,7 @@ class Captured:
     """The exit status (``-N`` when a signal ended it; None when it never ran)."""
 
 
-class LocalExecutor:
+class LocalExecutor(Executor):
     """A pool of sandboxed fork servers on this machine.
 
     ``workers`` defaults to one per available core; ``cores`` pins worker i to ``cores[i]``.
@@ -180,21 +181,6 @@ class LocalExecutor:
         return self._all[0].protections if self._all else []
 
     # -- the common case ---------------------------------------------------------------------
-    def run(
-        self,
-        program: str,
-        tests: list[TestCase],
-        limits: Limits | None = None,
-        *,
-        checker: Checker | None = None,
-        options: ExecutionOptions | None = None,
-        problem_id: str = "",
-    ) -> ExecutionRecord:
-        request = ExecutionRequest.of(
-            program, tests, limits, checker=checker, options=options, problem_id=problem_id
-        )
-        return self.execute(request)
-
     def execute(self, request: ExecutionRequest) -> ExecutionRecord:
         """Run one request on a free worker (blocks until done)."""
         server = self._take()
@@ -282,12 +268,6 @@ class LocalExecutor:
         if self._host_affinity is not None:
             os.sched_setaffinity(0, self._host_affinity)
             self._host_affinity = None
-
-    def __enter__(self) -> LocalExecutor:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # -- one request on one server -----------------------------------------------------------
     def _execute_on(self, server: ForkServer, request: ExecutionRequest) -> ExecutionRecord:

@@ -9,7 +9,7 @@ config field) by ``execrl.service.open_executor``.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Iterator
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
 
 if TYPE_CHECKING:
     from execrl.problems.models import Checker, TestCase
@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 class Executor(Protocol):
     """Runs ExecutionRequests and returns ExecutionRecords.
 
-    ``run_batch`` yields records in request order as they complete (with a progress bar);
+    Backends subclass it to inherit ``run`` and the context manager. ``run_batch`` yields
+    records in request order as they complete (with a progress bar);
     ``arun_batch`` yields them in completion order. An infrastructure failure is a record
     whose tests are ``inconclusive``, never an exception for one program and never a wrong
     answer.
@@ -46,7 +47,15 @@ class Executor(Protocol):
         checker: Checker | None = None,
         options: ExecutionOptions | None = None,
         problem_id: str = "",
-    ) -> ExecutionRecord: ...
+    ) -> ExecutionRecord:
+        """The common case: one program on ``tests`` (a backend that subclasses ``Executor``
+        inherits this)."""
+        from execrl.sandbox.executor import ExecutionRequest
+
+        request = ExecutionRequest.of(
+            program, tests, limits, checker=checker, options=options, problem_id=problem_id
+        )
+        return self.execute(request)
 
     def run_batch(
         self,
@@ -68,6 +77,8 @@ class Executor(Protocol):
 
     def close(self) -> None: ...
 
-    def __enter__(self) -> Executor: ...
+    def __enter__(self) -> Self:
+        return self
 
-    def __exit__(self, *exc: object) -> None: ...
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -39,11 +39,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from execrl.errors import ExecutionError, UsageError
-from execrl.problems.models import Checker, TestCase
 from execrl.sandbox.batch import _progress
 from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
 from execrl.sandbox.isolation import SandboxConfig
-from execrl.sandbox.limits import ExecutionOptions, Limits
+from execrl.sandbox.limits import Limits
+from execrl.sandbox.protocol import Executor
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, inconclusive_record
 
 try:
@@ -183,7 +183,7 @@ class _NodeChoice:
     workers: list[int] = field(default_factory=list)
 
 
-class RayExecutor:
+class RayExecutor(Executor):
     """Runs ExecutionRequests on every node of a Ray cluster, one LocalExecutor per node.
 
     ``address``: ``None`` lets ``ray.init`` find a cluster (``$RAY_ADDRESS``, one started on
@@ -234,21 +234,6 @@ class RayExecutor:
         return self._isolation
 
     # -- the common case ---------------------------------------------------------------------
-    def run(
-        self,
-        program: str,
-        tests: list[TestCase],
-        limits: Limits | None = None,
-        *,
-        checker: Checker | None = None,
-        options: ExecutionOptions | None = None,
-        problem_id: str = "",
-    ) -> ExecutionRecord:
-        request = ExecutionRequest.of(
-            program, tests, limits, checker=checker, options=options, problem_id=problem_id
-        )
-        return self.execute(request)
-
     def execute(self, request: ExecutionRequest) -> ExecutionRecord:
         """Run one request on the least busy live actor (blocks until done)."""
         return _only(self._stream([_execute_job(0, request)]))
@@ -337,12 +322,6 @@ class RayExecutor:
             _kill_if_created(slot)
         if self._owns_ray:
             ray.shutdown()
-
-    def __enter__(self) -> RayExecutor:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # -- fanning jobs out over the actors ----------------------------------------------------
     def _stream(self, jobs: list[_Job]) -> Iterator[tuple[int, Any]]:

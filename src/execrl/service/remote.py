@@ -45,10 +45,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from execrl.errors import ConfigError, ExecutionError, UsageError
-from execrl.problems.models import Checker, TestCase
 from execrl.sandbox.batch import _progress
 from execrl.sandbox.executor import ExecutionRequest
-from execrl.sandbox.limits import ExecutionOptions, Limits
+from execrl.sandbox.limits import Limits
+from execrl.sandbox.protocol import Executor
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, inconclusive_record
 from execrl.service.fallback import apply_fallback, merge_retry, unresolved_request
 from execrl.service.wire import (
@@ -224,7 +224,7 @@ _DONE = object()
 """Put in a result queue when a batch's coroutine has finished (or failed)."""
 
 
-class RemoteExecutor:
+class RemoteExecutor(Executor):
     """Runs ExecutionRequests on ``execrl serve`` servers (see the module docstring).
 
     ``urls``: one base URL, a comma-separated string or a list. ``token``: the bearer token
@@ -295,21 +295,6 @@ class RemoteExecutor:
     @property
     def urls(self) -> list[str]:
         return [s.url for s in self._servers]
-
-    def run(
-        self,
-        program: str,
-        tests: list[TestCase],
-        limits: Limits | None = None,
-        *,
-        checker: Checker | None = None,
-        options: ExecutionOptions | None = None,
-        problem_id: str = "",
-    ) -> ExecutionRecord:
-        request = ExecutionRequest.of(
-            program, tests, limits, checker=checker, options=options, problem_id=problem_id
-        )
-        return self.execute(request)
 
     def execute(self, request: ExecutionRequest) -> ExecutionRecord:
         """Run one request (blocks until its record is back)."""
@@ -383,12 +368,6 @@ class RemoteExecutor:
         self._closed = True
         self._loop.call(self._shutdown())
         self._loop.close()
-
-    def __enter__(self) -> RemoteExecutor:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _check_settings(self, batch_size: int | None) -> None:
         times = (self.retry_budget_s, self.backoff_base_s, self.backoff_cap_s)
