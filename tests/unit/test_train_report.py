@@ -72,3 +72,24 @@ def test_execrl_report_rebuilds_a_training_run_report(tmp_path, capsys):
 def test_execrl_report_names_what_it_accepts_for_an_unknown_path(tmp_path, capsys):
     assert main(["report", str(tmp_path)]) == 2
     assert "not a training run" in capsys.readouterr().err
+
+
+def test_the_report_shows_the_spec_6_execution_monitor_when_the_run_logged_it(tmp_path):
+    run = _run(tmp_path, (0.1, 0.05), (0.3, 0.05))
+    assert main(["report", str(run)]) == 0  # rows from before the monitor: no section
+    assert "Execution (spec §6)" not in (run / "report" / "index.html").read_text()
+    monitor = [  # (resolved, fallback, exposure, burst) per step
+        (1.0, 0.0, 0.0, 0), (0.9, 0.1, 0.4686, 1), (0.95, 0.05, 0.2649, 0)
+    ]  # fmt: skip
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").open()]
+    for row, (resolved, fallback, exposure, burst) in zip(rows, monitor, strict=True):
+        row |= {"monitor/resolved_rate": resolved, "monitor/fallback_rate": fallback,
+                "monitor/unknown_rate": 0.0, "monitor/timeout_rate": 0.0,
+                "monitor/exposure": exposure, "monitor/burst": burst}  # fmt: skip
+    (run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["report", str(run)]) == 0
+    page = (run / "report" / "index.html").read_text()
+    assert "Execution (spec §6)" in page
+    assert "resolved without fallback: 0.950 on average (lowest 0.900)" in page
+    assert "0.469" in page and "bursts at steps [2]" in page
+    assert (run / "report" / "execution.png").stat().st_size > 1000

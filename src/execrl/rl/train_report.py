@@ -93,6 +93,7 @@ def write_training_report(run_dir: str | Path) -> Path:
             f"{rows[0]['pass_rate']:.3f}, last step {rows[-1]['pass_rate']:.3f})."
         )
         _curves(page, plt, rows)
+        _execution(page, plt, rows)
     _evaluation_tables(page, evaluations)
     page.heading("Configuration")
     page.raw(f"<pre>{_escape(yaml.safe_dump(config, sort_keys=False))}</pre>")
@@ -158,6 +159,39 @@ def _curves(page: Page, plt: Any, rows: list[dict[str, Any]]) -> None:
             for r in rows
         ],
     )
+
+
+MONITOR_RATES = {
+    "monitor/resolved_rate": "resolved without fallback",
+    "monitor/fallback_rate": "fallback",
+    "monitor/unknown_rate": "unknown (inconclusive)",
+    "monitor/timeout_rate": "timeout",
+}
+
+
+def _execution(page: Page, plt: Any, rows: list[dict[str, Any]]) -> None:
+    """Spec §6: how execution went each step (runs logged before the monitor have none)."""
+    rows = [r for r in rows if "monitor/resolved_rate" in r]
+    if not rows:
+        return
+    page.heading("Execution (spec §6)")
+    bursts = [r["step"] for r in rows if r.get("monitor/burst")]
+    page.paragraph(
+        f"Tests resolved without fallback: {_mean([r['monitor/resolved_rate'] for r in rows]):.3f}"
+        f" on average (lowest {min(r['monitor/resolved_rate'] for r in rows):.3f}); highest "
+        f"exposure P = 1 − (1 − f)^n, the chance a group held a rollout that fell back: "
+        f"{max(r['monitor/exposure'] for r in rows):.3f}; "
+        + (f"bursts at steps {bursts}." if bursts else "no burst of fallbacks or unknowns.")
+    )
+    fig, axis = plt.subplots(figsize=(11, 3.4))
+    steps = [r["step"] for r in rows]
+    for key, label in MONITOR_RATES.items():
+        axis.plot(steps, [r[key] for r in rows], marker="o", label=label)
+    axis.plot(steps, [r["monitor/exposure"] for r in rows], linestyle="--", label="exposure")
+    axis.set_ylim(-0.05, 1.05)
+    axis.set_xlabel("step")
+    axis.legend(ncol=3)
+    page.figure(fig, "execution", "Per step: share of tests resolved, fallback, unknown, timeout.")
 
 
 def _evaluation_tables(page: Page, evaluations: dict[str, Any]) -> None:
