@@ -77,6 +77,14 @@ counts as lost on its actor. A safety net for an actor that hangs (Ray reports d
 itself), generous because executors sharing an actor queue behind each other there."""
 ATTEMPTS = 2
 """Spec §6: a request whose actor failed is retried once, then it is inconclusive."""
+PIPELINE = 8
+"""Requests in flight per sandbox worker of an actor while a batch has many waiting (at least
+this many per live worker): when one call's requests finish, the next call's are already
+there, not a round trip to the driver away. With fewer waiting, one per worker: no request
+queues behind a slow one on a node while another node has a free worker."""
+PER_CALL = 4
+"""Most requests one call carries, per worker of its actor (``execute_many``), while a batch
+has many waiting; one call costs the actor ~1.3 ms on a small VM, a HumanEval execution ~4."""
 
 
 # -- the actor on each node ------------------------------------------------------------------
@@ -107,6 +115,17 @@ class NodeWorker:
         with self._count_lock:
             self._executed += 1
         return record
+
+    def execute_many(self, requests: list[str]) -> list[str]:
+        """Several requests (as JSON) in one call, on all of this node's workers; their
+        records as JSON, in order. One Ray call costs this actor ~1.3 ms on a small VM, a
+        whole HumanEval execution ~4 ms: calls carry several requests. JSON, not pickled
+        models: a fifth of the cost (~25 µs against ~115 µs a request)."""
+        parsed = [ExecutionRequest.model_validate_json(r) for r in requests]
+        records = list(self._executor.run_batch(parsed, progress=False))
+        with self._count_lock:
+            self._executed += len(records)
+        return [record.model_dump_json() for record in records]
 
     def capture(self, program: str, stdin: str, limits: Limits | None) -> tuple[TestResult, str]:
         return self._executor.capture(program, stdin, limits)
@@ -139,9 +158,9 @@ class _Slot:
     checking_since: float = 0.0
     isolation: list[str] = field(default_factory=list)
 
-    @property
-    def free(self) -> int:
-        return self.workers - self.in_flight if self.state == "live" else 0
+    def free(self, depth: int = 1) -> int:
+        """Requests it can take now with ``depth`` in flight per worker."""
+        return depth * self.workers - self.in_flight if self.state == "live" else 0
 
 
 @dataclass(eq=False)
@@ -160,7 +179,9 @@ class _Job:
 
 @dataclass(eq=False)
 class _Running:
-    job: _Job
+    """One call in flight: the jobs it carries (several for ``execute_many``)."""
+
+    jobs: list[_Job]
     slot: _Slot
     deadline: float
 
@@ -343,7 +364,7 @@ class RayExecutor(Executor):
                 yield from self._collect(running, pending)
         finally:
             for ref, run in running.items():  # the caller stopped early
-                self._release(run.slot)
+                self._release(run.slot, len(run.jobs))
                 with contextlib.suppress(RayError, TypeError, ValueError):
                     ray.cancel(ref)
 
@@ -359,26 +380,30 @@ class RayExecutor(Executor):
         failed: list[tuple[_Running, str]] = []
         for ref in ready:
             run = running.pop(ref)
-            self._release(run.slot)
+            self._release(run.slot, len(run.jobs))
             try:
-                yield run.job.index, _as_ray_result(ray.get(ref))
+                results = _call_results(run, ray.get(ref))
             except RayError as exc:
                 failed.append((run, _reason(exc)))
+                continue
+            for job, result in zip(run.jobs, results, strict=True):
+                yield job.index, _as_ray_result(result)
         now = time.monotonic()
         for ref in [ref for ref, run in running.items() if run.deadline < now]:
             run = running.pop(ref)
-            self._release(run.slot)
+            self._release(run.slot, len(run.jobs))
             with contextlib.suppress(RayError, TypeError, ValueError):
                 ray.cancel(ref)
-            waited = run.job.budget_s + self._answer_slack_s
+            waited = sum(job.budget_s for job in run.jobs) + self._answer_slack_s
             failed.append((run, f"no answer from its Ray actor in {waited:.0f} s"))
         for run, reason in failed:
             self._suspect(run.slot)
-            if run.job.attempts < ATTEMPTS:
-                run.job.avoid = run.slot
-                pending.appendleft(run.job)
-            else:
-                yield run.job.index, run.job.lost(f"Ray actor failed twice: {reason}")
+            for job in reversed(run.jobs):  # back at the front, in their order
+                if job.attempts < ATTEMPTS:
+                    job.avoid = run.slot
+                    pending.appendleft(job)
+                else:
+                    yield job.index, job.lost(f"Ray actor failed twice: {reason}")
 
     def _dispatch(self, pending: deque[_Job], running: dict[Any, _Running]) -> None:
         """Send pending jobs to live actors with free workers (most free first, not back to
@@ -386,19 +411,27 @@ class RayExecutor(Executor):
         while pending:
             job = pending[0]
             with self._lock:
-                slot = _pick(self._slots, job.avoid)
+                live = sum(s.workers for s in self._slots if s.state == "live")
+                crowded = len(pending) >= PIPELINE * live
+                depth = PIPELINE if crowded else 1
+                slot = _pick(self._slots, job.avoid, depth)
                 if slot is None:
                     return
-                slot.in_flight += 1
-            pending.popleft()
-            job.attempts += 1
-            ref = getattr(slot.actor, job.method).remote(*job.args)
-            deadline = time.monotonic() + job.budget_s + self._answer_slack_s
-            running[ref] = _Running(job, slot, deadline)
+                room = min(slot.free(depth), PER_CALL * slot.workers) if crowded else 1
+                jobs = _take_call(pending, room)
+                slot.in_flight += len(jobs)
+            for job in jobs:
+                job.attempts += 1
+            if jobs[0].method == BATCHED:
+                ref = slot.actor.execute_many.remote([job.args[0] for job in jobs])
+            else:
+                ref = getattr(slot.actor, jobs[0].method).remote(*jobs[0].args)
+            budget = sum(job.budget_s for job in jobs)
+            running[ref] = _Running(jobs, slot, time.monotonic() + budget + self._answer_slack_s)
 
-    def _release(self, slot: _Slot) -> None:
+    def _release(self, slot: _Slot, jobs: int = 1) -> None:
         with self._lock:
-            slot.in_flight -= 1
+            slot.in_flight -= jobs
             self._lock.notify_all()
 
     def _suspect(self, slot: _Slot) -> None:
@@ -561,7 +594,7 @@ def _start_actors(
             "name": name,
             "namespace": NAMESPACE,
             "num_cpus": min(workers, free.get(node["NodeID"], node["Resources"]["CPU"])),
-            "max_concurrency": workers,
+            "max_concurrency": PIPELINE * workers,
             "max_restarts": max_restarts,
             "max_task_retries": 0,
             "scheduling_strategy": NodeAffinitySchedulingStrategy(node["NodeID"], soft=False),
@@ -644,7 +677,7 @@ def _execute_job(index: int, request: ExecutionRequest) -> _Job:
         return inconclusive_record(request, reason, backend=BACKEND)
 
     budget = _budget_s(request.limits, len(request.tests), request.options.repeats)
-    return _Job(index, "execute", (request,), lost, budget)
+    return _Job(index, BATCHED, (request.model_dump_json(),), lost, budget)
 
 
 def _execute_jobs(requests: list[ExecutionRequest]) -> list[_Job]:
@@ -663,18 +696,43 @@ def _only(stream: Iterator[tuple[int, Any]]) -> Any:
     return result
 
 
+BATCHED = "execute_many"
+"""The method of jobs that travel several to a call (their one argument is a request's JSON)."""
+
+
+def _take_call(pending: deque[_Job], room: int) -> list[_Job]:
+    """The jobs of the next call, off the front of ``pending``: up to ``room`` batched
+    requests that go to the same actor (none is a retry avoiding one), or one other job."""
+    first = pending.popleft()
+    jobs = [first]
+    if first.method != BATCHED:
+        return jobs
+    while pending and len(jobs) < room and pending[0].method == BATCHED:
+        if pending[0].avoid is not first.avoid:
+            break
+        jobs.append(pending.popleft())
+    return jobs
+
+
+def _call_results(run: _Running, returned: Any) -> list[Any]:
+    """One result per job of a call (``execute_many`` returns a list)."""
+    return list(returned) if run.jobs[0].method == BATCHED else [returned]
+
+
 def _as_ray_result(result: Any) -> Any:
-    """A record as this executor's: ``backend`` says it came through Ray."""
+    """A record (or its JSON) as this executor's: ``backend`` says it came through Ray."""
+    if isinstance(result, str):
+        result = ExecutionRecord.model_validate_json(result)
     if isinstance(result, ExecutionRecord):
         return result.model_copy(update={"backend": BACKEND})
     return result
 
 
-def _pick(slots: list[_Slot], avoid: _Slot | None) -> _Slot | None:
+def _pick(slots: list[_Slot], avoid: _Slot | None, depth: int = 1) -> _Slot | None:
     """The live slot with the most free workers, preferring any but ``avoid``."""
-    free = [slot for slot in slots if slot.free > 0]
+    free = [slot for slot in slots if slot.free(depth) > 0]
     others = [slot for slot in free if slot is not avoid] or free
-    return max(others, key=lambda slot: slot.free, default=None)
+    return max(others, key=lambda slot: slot.free(depth), default=None)
 
 
 def _reason(exc: BaseException) -> str:
