@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import statistics
 import sys
@@ -40,6 +41,7 @@ CONCURRENCY = (1, 8, 64, 128)
 QUICK_CONCURRENCY = (1, 8)
 QUICK_PROBLEMS = 8
 CLIENT_TIMEOUT_S = 120.0
+RATE = "throughput_per_s"
 
 Send = Callable[[int], Awaitable[bool]]
 """Runs job i and says whether it passed."""
@@ -102,16 +104,35 @@ def local_sender(executor: LocalExecutor, requests: list[ExecutionRequest]) -> S
 
 
 def native_sender(client, requests: list[ExecutionRequest]) -> Send:
+    """One request per POST through httpx (what RemoteExecutor is built on)."""
     bodies = [{"requests": [r.model_dump(mode="json")]} for r in requests]
 
     async def send(i: int) -> bool:
         response = await client.post("/v1/execute", json=bodies[i])
         response.raise_for_status()
-        line = decode_line(response.text.splitlines()[0])
-        assert isinstance(line, RecordLine)
-        return line.record.all_passed
+        return _passed(response.text)
 
     return send
+
+
+def aiohttp_sender(session, url: str, requests: list[ExecutionRequest]) -> Send:
+    """The same POSTs through aiohttp: a client whose own cost at 128 connections is small
+    (httpx's pool is not; on a 2-core machine the client shares the server's host core)."""
+    bodies = [json.dumps({"requests": [r.model_dump(mode="json")]}) for r in requests]
+    headers = {"content-type": "application/json"}
+
+    async def send(i: int) -> bool:
+        async with session.post(f"{url}/v1/execute", data=bodies[i], headers=headers) as answer:
+            answer.raise_for_status()
+            return _passed(await answer.text())
+
+    return send
+
+
+def _passed(stream: str) -> bool:
+    line = decode_line(stream.splitlines()[0])
+    assert isinstance(line, RecordLine)
+    return line.record.all_passed
 
 
 def sandbox_fusion_sender(url: str, programs: list[str]) -> Send:
@@ -135,6 +156,7 @@ def run_local(requests, expected, workers: int, levels) -> tuple[dict, list[str]
         results = asyncio.run(
             sweep(local_sender(executor, requests), len(requests), expected, levels)
         )
+        results["run_batch"] = batch_throughput(executor, requests, expected)
         return results, executor.isolation
 
 
@@ -151,12 +173,39 @@ def run_service(requests, programs, expected, workers: int, levels) -> tuple[dic
             ) as client:
                 return await sweep(native_sender(client, requests), len(requests), expected, levels)
 
-        native_results = asyncio.run(native())
+        async def native_aiohttp() -> dict:
+            import aiohttp
+
+            connector = aiohttp.TCPConnector(limit=max(levels))
+            async with aiohttp.ClientSession(connector=connector) as session:
+                send = aiohttp_sender(session, server.url, requests)
+                return await sweep(send, len(requests), expected, levels)
+
+        native_results = {"httpx": asyncio.run(native()), "aiohttp": asyncio.run(native_aiohttp())}
+        native_results["remote_executor"] = remote_batch(server.url, requests, expected)
         fusion_results = None
         if "/run_code" in paths:
             send = sandbox_fusion_sender(server.url, programs)
             fusion_results = asyncio.run(sweep(send, len(programs), expected, levels))
     return native_results, fusion_results
+
+
+def remote_batch(url: str, requests: list[ExecutionRequest], expected: list[bool]) -> dict:
+    """``RemoteExecutor.run_batch`` of the whole workload (it sends chunks, not one POST per
+    program): throughput only, to compare with the local pool's ``run_batch``."""
+    from execrl.service.remote import RemoteExecutor
+
+    with RemoteExecutor(url) as executor:
+        return batch_throughput(executor, requests, expected)
+
+
+def batch_throughput(executor, requests: list[ExecutionRequest], expected: list[bool]) -> dict:
+    list(executor.run_batch(requests[:16], progress=False))  # warm-up
+    started = time.perf_counter()
+    records = list(executor.run_batch(requests, progress=False))
+    elapsed = time.perf_counter() - started
+    wrong = sum(r.all_passed != want for r, want in zip(records, expected, strict=True))
+    return {"throughput_per_s": round(len(records) / elapsed, 1), "wrong_verdicts": wrong}
 
 
 @contextlib.contextmanager
@@ -177,7 +226,9 @@ def ratios(local: dict, service: dict | None) -> dict:
     if service is None:
         return {}
     return {
-        c: round(service[c]["throughput_per_s"] / local[c]["throughput_per_s"], 3) for c in local
+        c: round(service[c]["throughput_per_s"] / local[c]["throughput_per_s"], 3)
+        for c in local
+        if c in service
     }
 
 
@@ -196,25 +247,35 @@ def main() -> None:
     workers = args.workers or max(1, len(os.sched_getaffinity(0)) - 1)
     local, isolation = run_local(requests, expected, workers, levels)
     native, fusion = run_service(requests, programs, expected, workers, levels)
+    per_request = {c: r for c, r in native.items() if c != "remote_executor"}
+    remote = native["remote_executor"][RATE]
     result = {
         "executions": len(jobs),
         "workers": workers,
         "local_pool": local,
         "service_native": native,
         "service_sandbox_fusion_client": fusion,
-        "native_over_local_throughput": ratios(local, native),
+        "native_over_local_throughput": {
+            client: ratios(local, by_level) for client, by_level in per_request.items()
+        },
+        "remote_executor_over_local_run_batch": round(remote / local["run_batch"][RATE], 3),
         "sandbox_fusion_over_local_throughput": ratios(local, fusion),
         "targets": "native >= 0.85 of local at 64; at 128 p99/p50 < 3, no timeouts",
         "isolation": isolation,
     }
     report("service throughput", result, args.out)
+    runs = {"local": local, **{f"native-{c}": r for c, r in native.items()}, "fusion": fusion}
     wrong = [
         name
-        for name, runs in (("local", local), ("native", native), ("fusion", fusion))
-        if runs and any(level["wrong_verdicts"] for level in runs.values())
+        for name, levels_run in runs.items()
+        if levels_run and any(_wrong(level) for level in levels_run.values())
     ]
     if wrong:
         raise SystemExit(f"wrong verdicts through: {', '.join(wrong)}")
+
+
+def _wrong(level: dict) -> int:
+    return level["wrong_verdicts"] if isinstance(level, dict) and "wrong_verdicts" in level else 0
 
 
 if __name__ == "__main__":
