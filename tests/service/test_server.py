@@ -81,6 +81,12 @@ def test_records_come_in_completion_order(client):
     assert [line.index for line in lines[:-1]] == [1, 0]  # the quick one first
 
 
+def test_the_server_says_where_it_listens_and_with_what(server):
+    line = f"execrl serve: {server.url} · 2 sandbox workers on cores"
+    assert line in server.log()
+    assert "queue 256 · auth none · SIGTERM drains" in server.log()
+
+
 def test_health_info_and_metrics_follow_executions(client):
     assert client.get("/v1/health").json() == {"status": "ok"}
     info = client.get("/v1/info").json()

@@ -15,6 +15,7 @@ import errno
 import os
 import signal
 import socket
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
@@ -54,8 +55,16 @@ def serve(
             app, log_level=log_level, lifespan="off", timeout_keep_alive=30, access_log=False
         )
         server = _DrainingServer(settings, service)
+        bound = sock.getsockname()[1]
         if port_file is not None:
-            write_port_file(Path(port_file), sock.getsockname()[1])
+            write_port_file(Path(port_file), bound)
+        print(
+            f"execrl serve: http://{host}:{bound} · {executor.workers} sandbox workers on cores "
+            f"{executor.cores[: executor.workers]} · queue {service.queue_limit} · "
+            f"auth {'bearer token' if token else 'none'} · SIGTERM drains",
+            file=sys.stderr,
+            flush=True,
+        )
         asyncio.run(server.serve(sockets=[sock]))
     finally:
         executor.close()
