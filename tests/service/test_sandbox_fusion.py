@@ -320,6 +320,9 @@ def test_client_run_code_returns_the_whole_stderr_and_the_true_exit_code(server)
     assert response.status == sandbox_fusion.RunStatus.Failed
     assert response.run_result.return_code == 3
     assert response.run_result.stderr == "warn 1\nwarn 2\n"
+    broken = run_code(server, "print(1\n")  # compiled elsewhere: no stderr of its own
+    assert (broken.status, broken.run_result.return_code) == (sandbox_fusion.RunStatus.Failed, 1)
+    assert "SyntaxError" in broken.run_result.stderr
     success = run_code(server, "import sys\nprint('note', file=sys.stderr)\nprint(7)")
     assert success.status == sandbox_fusion.RunStatus.Success
     assert (success.run_result.stdout, success.run_result.stderr) == ("7\n", "note\n")

@@ -243,7 +243,8 @@ def run_code_outcome(
     ``assertion_exits``: the test was test code run after the program (SandboxFusion runs them
     as one script), so a failed assertion is an exit with code 1, not a wrong output.
     ``stderr`` and ``exit_code``: the program's own, when the run captured them (``/run_code``);
-    else both are read from the verdict (its stderr tail, the exit it names)."""
+    else both are read from the verdict (its stderr tail, the exit it names). A program that
+    did not compile wrote nothing: its stderr is the SyntaxError, as ``python3`` prints it."""
     if result.status is Status.INCONCLUSIVE:
         run = CommandRunResult(status=CommandRunStatus.ERROR, stderr=result.detail)
         return _response(RunStatus.SANDBOX_ERROR, result.detail, run)
@@ -260,7 +261,7 @@ def run_code_outcome(
         cpu_time=result.cpu_s,
         return_code=code,
         stdout=stdout,
-        stderr=program_stderr(result) if stderr is None else stderr,
+        stderr=stderr or program_stderr(result),  # a compile error never reached stderr
     )
     if code == 0:
         return _response(RunStatus.SUCCESS, "", run)
