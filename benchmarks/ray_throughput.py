@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parents[1]))  # tests.service._ray_cluster
 from _common import report
-from humaneval_throughput import TIMEOUT_S, canonical_and_corrupted
+from humaneval_throughput import canonical_and_corrupted, execrl_requests
 
 from execrl.problems.humaneval import load_humaneval
 from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
@@ -34,12 +34,7 @@ def humaneval_requests(quick: bool) -> tuple[list[ExecutionRequest], list[bool]]
     """(requests, whether each should pass): canonical and corrupted, HumanEval's timeout."""
     problems = load_humaneval()[: QUICK_PROBLEMS if quick else None]
     jobs = canonical_and_corrupted(problems)
-    requests = []
-    for problem, completion, _ in jobs:
-        request = ExecutionRequest.for_problem(problem, problem.statement + completion)
-        limits = request.limits.model_copy(update={"cpu_time_s": TIMEOUT_S})
-        requests.append(request.model_copy(update={"limits": limits}))
-    return requests, [should_pass for _, _, should_pass in jobs]
+    return execrl_requests(jobs), [should_pass for _, _, should_pass in jobs]
 
 
 def timed(executor, requests: list[ExecutionRequest]) -> tuple[float, list[bool]]:

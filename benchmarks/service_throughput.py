@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # tests.service._server
 from _common import report
-from humaneval_throughput import TIMEOUT_S, canonical_and_corrupted
+from humaneval_throughput import TIMEOUT_S, canonical_and_corrupted, execrl_requests
 
 from execrl.problems.humaneval import load_humaneval
 from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
@@ -45,16 +45,6 @@ RATE = "throughput_per_s"
 
 Send = Callable[[int], Awaitable[bool]]
 """Runs job i and says whether it passed."""
-
-
-def requests_for(jobs) -> list[ExecutionRequest]:
-    """One ExecutionRequest per (problem, completion), with the benchmark's time limit."""
-    made = []
-    for problem, completion, _ in jobs:
-        request = ExecutionRequest.for_problem(problem, problem.statement + completion)
-        limits = request.limits.model_copy(update={"cpu_time_s": TIMEOUT_S})
-        made.append(request.model_copy(update={"limits": limits}))
-    return made
 
 
 def run_code_program(problem, completion: str) -> str:
@@ -242,7 +232,7 @@ def main() -> None:
     levels = QUICK_CONCURRENCY if args.quick else CONCURRENCY
     jobs = canonical_and_corrupted(problems)
     expected = [should_pass for _, _, should_pass in jobs]
-    requests = requests_for(jobs)
+    requests = execrl_requests(jobs)
     programs = [run_code_program(problem, completion) for problem, completion, _ in jobs]
     workers = args.workers or max(1, len(os.sched_getaffinity(0)) - 1)
     local, isolation = run_local(requests, expected, workers, levels)
