@@ -9,7 +9,28 @@ from typing import Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
-TimingMetric = Literal["cpu", "wall"]
+TimingMetric = Literal["cpu", "wall", "instructions", "cycles_estimate"]
+"""Which measurement a duration is: seconds of CPU (``cpu``) or wall-clock (``wall``) time, or a
+count from a run under Valgrind's cachegrind (``instructions``: instructions executed;
+``cycles_estimate``: instructions plus weighted cache misses, see ``execrl.sandbox.counting``).
+Counts are exact and machine-independent for one Python build; docs/timing.md says which to use."""
+
+COUNTED_TIMINGS: tuple[str, ...] = ("instructions", "cycles_estimate")
+"""The timings measured by counting under Valgrind rather than with a clock."""
+
+TIMING_UNITS = {
+    "cpu": "s",
+    "wall": "s",
+    "instructions": "instructions",
+    "cycles_estimate": "cycles",
+}
+"""The unit of each timing's durations (``TestResult.duration_s`` returns it in this unit)."""
+
+
+def is_counted(timing: str) -> bool:
+    """Whether ``timing`` is a count (instructions, estimated cycles) rather than seconds."""
+    return timing in COUNTED_TIMINGS
+
 
 MAX_REPEATS = 100
 """The most runs per test (``ExecutionOptions.repeats``)."""
@@ -96,7 +117,9 @@ class ExecutionOptions(BaseModel):
     output changes between repeats is caught; ``TestResult.outputs_differ`` says so)."""
     timing: TimingMetric = "cpu"
     """Which duration rewards use: ``cpu`` (user + system, measured outside the process; robust
-    on a loaded machine) or ``wall``."""
+    on a loaded machine), ``wall``, or a count that no load can move: ``instructions`` or
+    ``cycles_estimate`` (each passing test is run a second time under Valgrind to count it;
+    the verdict, timeouts included, always comes from the native run; docs/timing.md)."""
     stop_at_first_failure: bool = False
     """Skip the remaining tests once one fails (their results are not reported)."""
     intended_limit_s: float | None = Field(default=None, gt=0)

@@ -58,6 +58,10 @@ class Timing(BaseModel):
     wall_s: float
 
 
+def _count(value: float | None) -> float:
+    return float(value) if value is not None else 0.0
+
+
 class TestResult(BaseModel):
     """One program on one test."""
 
@@ -86,16 +90,34 @@ class TestResult(BaseModel):
     measurement: an optimization-test success there became a ``timeout`` at the cap; a
     correctness verdict is kept without its time."""
 
+    instructions: int | None = None
+    """With ``timing="instructions"`` or ``"cycles_estimate"``: the instructions the program
+    itself executed (interpreter start-up and sandbox set-up excluded), counted in a second
+    run under Valgrind. Set on every passing test of such a request (a passing test whose
+    count could not be taken is ``inconclusive``); None otherwise."""
+    cycles_estimate: float | None = None
+    """With ``timing="cycles_estimate"``: instructions plus weighted cache misses of the same
+    counted run (the formula is ``execrl.sandbox.counting.cycles_estimate``)."""
+
     @property
     def passed(self) -> bool:
         return self.status is Status.SUCCESS
 
     def duration_s(self, metric: str = "cpu") -> float:
-        """The duration a reward uses: CPU (default) or wall time."""
+        """The duration a reward uses, in the metric's unit (``TIMING_UNITS``): CPU (default)
+        or wall seconds, or the count for ``instructions`` and ``cycles_estimate`` (0.0 when
+        the test has none: only passing tests are counted)."""
+        if metric == "instructions":
+            return _count(self.instructions)
+        if metric == "cycles_estimate":
+            return _count(self.cycles_estimate)
         return self.cpu_s if metric == "cpu" else self.wall_s
 
     def spread_s(self, metric: str = "cpu") -> float:
-        """Max minus min over repeats (0 with a single run)."""
+        """Max minus min over repeats (0 with a single run, and for counts: one counted run,
+        exact)."""
+        if metric not in ("cpu", "wall"):
+            return 0.0
         values = [t.cpu_s if metric == "cpu" else t.wall_s for t in self.repeats]
         return max(values) - min(values) if values else 0.0
 
@@ -113,7 +135,8 @@ class ExecutionRecord(BaseModel):
     isolation: list[str] = Field(default_factory=list)
     """The protections active for this run (see ``execrl doctor``); empty means none."""
     timing: str = "cpu"
-    """Which duration rewards should use: ``cpu`` or ``wall``."""
+    """Which duration rewards should use: ``cpu``, ``wall``, ``instructions`` or
+    ``cycles_estimate`` (``TestResult.duration_s`` gives each in its unit)."""
     limits: Limits | None = None
     """The limits the tests ran under, with the wall-clock limit written out (``None`` in
     records made before limits were stored)."""
