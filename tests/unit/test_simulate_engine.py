@@ -204,7 +204,7 @@ def test_a_stored_timing_other_than_the_environments_is_refused():
     from execrl.errors import ExecrlError
 
     config = environment({"timing": "wall"}).config
-    with pytest.raises(ExecrlError, match="ranks wall time but the stored runs hold cpu"):
+    with pytest.raises(ExecrlError, match="is timed by wall but the stored runs hold cpu"):
         Engine(awkward_runs(0)).signals(config)
 
 

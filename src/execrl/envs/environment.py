@@ -16,6 +16,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from execrl.envs.operators import (
+    AbsoluteFilter,
+    AbsoluteLimit,
     CapLimit,
     Filter,
     IdentityFilter,
@@ -24,12 +26,13 @@ from execrl.envs.operators import (
     qar,
     qp,
 )
-from execrl.envs.outcome import Outcome, TestOutcome, Verdict
+from execrl.envs.outcome import Outcome, TestOutcome, Verdict, format_duration
 from execrl.envs.references import Calibration, ReferencePool
 from execrl.errors import ExecrlError
 from execrl.problems.models import Problem, TestCase, TestGroup
+from execrl.sandbox.counting import seconds_as
 from execrl.sandbox.executor import ExecutionRequest
-from execrl.sandbox.limits import ExecutionOptions, Limits
+from execrl.sandbox.limits import TIMING_UNITS, ExecutionOptions, Limits, TimingMetric, is_counted
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult
 
 VERDICTS = {
@@ -62,8 +65,37 @@ class EnvironmentConfig(BaseModel):
     drop_unreferenced: bool = True
     """Relative and ranked-reference limits: drop used tests without usable references
     (otherwise they run under the cap)."""
-    timing: Literal["cpu", "wall"] | None = None
-    """Which duration to use; None = what each record says (CPU time by default)."""
+    timing: TimingMetric | None = None
+    """Which duration to use: CPU or wall seconds, or a count (``instructions``,
+    ``cycles_estimate``); None = what each record says (CPU time by default)."""
+    count_rate: float | None = Field(default=None, gt=0)
+    """Counts per CPU second, for a counted ``timing``: where a limit given in seconds meets a
+    count (the cap a timeout is charged, an absolute limit, an absolute filter's cut-off) it
+    is converted at this rate. Pass the machine's fitted rate where there is one; None = the
+    default rate (``execrl.sandbox.counting.COUNTS_PER_SECOND``). Unused for cpu and wall."""
+
+    def in_units(self, seconds: float, timing: str) -> float:
+        """A limit given in ``seconds`` on ``timing``'s scale (itself for cpu and wall)."""
+        return seconds_as(seconds, timing, self.count_rate)
+
+    def operators_in(self, timing: str) -> tuple[Filter, Limit]:
+        """The filter and limit on ``timing``'s scale (:func:`operator_in`)."""
+        return (
+            operator_in(self.filter, timing, self.count_rate),
+            operator_in(self.limit, timing, self.count_rate),
+        )
+
+
+def operator_in(operator, timing: str, count_rate: float | None = None):
+    """A filter or limit with its threshold in seconds put on ``timing``'s scale (``F_abs``'s
+    ``a``, an absolute ``λ``, at ``count_rate``); the others (relative, ranked, length) need
+    no conversion and come back as they are."""
+    if isinstance(operator, AbsoluteFilter):
+        return operator.model_copy(update={"a": seconds_as(operator.a, timing, count_rate)})
+    if isinstance(operator, AbsoluteLimit):
+        seconds = seconds_as(operator.seconds, timing, count_rate)
+        return operator.model_copy(update={"seconds": seconds})
+    return operator
 
     @property
     def needs_references(self) -> bool:
@@ -79,17 +111,25 @@ class EnvironmentConfig(BaseModel):
 @dataclass(frozen=True)
 class Plan:
     """What to run for one problem: T_C, T_O_used with their intended limits, and the pool
-    aligned with T_O_used."""
+    aligned with T_O_used. Durations, limits and the pool are on ``timing``'s scale (seconds,
+    or a count); ``cap_s`` is the hard cap the tests run under, always in seconds."""
 
     correctness: tuple[TestCase, ...]
     optimization: tuple[TestCase, ...]
     limits_s: np.ndarray
     pool: ReferencePool
     cap_s: float
+    timing: str = "cpu"
 
     @property
     def tests(self) -> list[TestCase]:
         return [*self.correctness, *self.optimization]
+
+    @property
+    def cap(self) -> float:
+        """The cap on ``timing``'s scale: what a timeout is charged and the pool is clamped to
+        (``cap_s`` itself for cpu and wall, ``seconds_as(cap_s, ...)`` for a count)."""
+        return self.pool.cap_s
 
 
 class Environment:
@@ -109,40 +149,61 @@ class Environment:
     def cap_for(self, problem: Problem) -> float:
         return self.config.cap_s or problem.time_limit_s
 
-    def pool(self, problem: Problem, calibration: Calibration | None = None) -> ReferencePool:
-        """The problem's stored reference durations, sanitised under this environment's cap."""
+    def timing_for(self, timing: str | None = None) -> str:
+        """The metric in force: the config's, else ``timing`` (a record's), else CPU time."""
+        return self.config.timing or timing or "cpu"
+
+    def pool(
+        self,
+        problem: Problem,
+        calibration: Calibration | None = None,
+        *,
+        timing: str | None = None,
+    ) -> ReferencePool:
+        """The problem's stored reference durations, sanitised under this environment's cap
+        on the timing's scale; stored durations of the other kind (seconds for a count, or
+        counts for seconds) are a DataError."""
+        timing = self.timing_for(timing)
         return ReferencePool.from_problem(
-            problem, cap_s=self.cap_for(problem), calibration=calibration
+            problem,
+            cap_s=self.config.in_units(self.cap_for(problem), timing),
+            calibration=calibration,
+            timing=timing,
         )
 
     # -- before execution --------------------------------------------------------------------
-    def plan(self, problem: Problem, pool: ReferencePool | None = None) -> Plan:
+    def plan(
+        self, problem: Problem, pool: ReferencePool | None = None, *, timing: str | None = None
+    ) -> Plan:
+        """T_C, the used optimization tests and their intended limits for ``problem``, on the
+        scale of the timing in force (the config's, else ``timing``, else CPU time)."""
         cfg = self.config
-        cap = self.cap_for(problem)
+        timing = self.timing_for(timing)
+        cap = cfg.in_units(self.cap_for(problem), timing)
         if pool is None:
-            pool = self.pool(problem)
-        elif pool.cap_s != cap:
-            raise ExecrlError(
-                f"{problem.id}: the reference pool was sanitised with a {pool.cap_s} s cap but "
-                f"environment {cfg.name!r} uses {cap} s; build it with Environment.pool(problem)"
-            )
+            pool = self.pool(problem, timing=timing)
+        else:
+            _check_pool(problem, pool, cap, timing, cfg.name)
         correctness = (
             problem.tests_in(TestGroup.ORIGINAL)
             if cfg.correctness == "original"
             else problem.correctness_tests
         )
         candidates = problem.optimization_tests if cfg.optimization else []
-        keep = cfg.filter.keep(candidates, pool.on([t.id for t in candidates]))
+        test_filter, limit = cfg.operators_in(timing)
+        keep = test_filter.keep(candidates, pool.on([t.id for t in candidates]))
         used = [t for t, k in zip(candidates, keep, strict=True) if k]
         used_pool = pool.on([t.id for t in used])
-        limits = cfg.limit.limits(used_pool)
+        limits = limit.limits(used_pool)
         missing = np.isnan(limits)
         if missing.any() and cfg.drop_unreferenced:
             used = [t for t, m in zip(used, missing, strict=True) if not m]
             used_pool = pool.on([t.id for t in used])
             limits = limits[~missing]
         limits = np.minimum(np.where(np.isnan(limits), cap, limits), cap)
-        return Plan(tuple(correctness), tuple(used), limits, used_pool, cap)
+        return Plan(
+            tuple(correctness), tuple(used), limits, used_pool, self.cap_for(problem), timing
+        )
 
     def request(
         self,
@@ -156,7 +217,7 @@ class Environment:
         """The execution a program needs here: T_C and T_O_used under the hard cap (intended
         limits are applied afterwards, in :meth:`outcome`)."""
         plan = plan or self.plan(problem)
-        timing = self.config.timing or "cpu"
+        timing = plan.timing
         return ExecutionRequest.for_problem(
             problem,
             program,
@@ -178,15 +239,17 @@ class Environment:
         """The four signals for one record (spec §2). Tests of the plan missing from the record
         count as failures ("not run")."""
         cfg = self.config
-        plan = plan or self.plan(problem, pool)
-        timing = cfg.timing or record.timing
+        timing = self.timing_for(record.timing)
+        plan = plan or self.plan(problem, pool, timing=timing)
+        check_same_scale(plan.timing, timing, f"{problem.id}: the plan")
+        check_counted(record, timing)
         results = {r.test_id: r for r in record.results}
         details = [
-            _test_outcome(t.id, "correctness", results.get(t.id), plan.cap_s, plan.cap_s, timing)
+            _test_outcome(t.id, "correctness", results.get(t.id), plan.cap, plan.cap, timing)
             for t in plan.correctness
         ]
         opt = [
-            _test_outcome(t.id, "optimization", results.get(t.id), lam, plan.cap_s, timing)
+            _test_outcome(t.id, "optimization", results.get(t.id), lam, plan.cap, timing)
             for t, lam in zip(plan.optimization, plan.limits_s, strict=True)
         ]
         c_cor = int(all(d.verdict is Verdict.SUCCESS for d in details))
@@ -220,9 +283,11 @@ class Environment:
             q_dur=q_dur,
             ranked_tests=ranked,
             inconclusive=any(t.verdict is Verdict.INCONCLUSIVE for t in tests),
-            cap_s=plan.cap_s,
+            cap_s=plan.cap,
             environment=cfg.name,
             tests=tests,
+            timing=timing,
+            seconds_per_unit=1.0 / cfg.in_units(1.0, timing),
         )
 
 
@@ -235,9 +300,49 @@ def _test_outcome(
     duration = result.duration_s(timing)
     detail = result.detail
     if verdict is Verdict.SUCCESS and duration >= limit_s:  # spec §1: applied after execution
-        verdict, detail = Verdict.TIMEOUT, f"{timing} time {duration:.3f} s ≥ λ = {limit_s:g} s"
+        shown, limit = format_duration(duration, timing), format_duration(limit_s, timing)
+        verdict, detail = Verdict.TIMEOUT, f"{timing} {shown} ≥ λ = {limit}"
     ranked = duration if verdict is Verdict.SUCCESS else cap_s  # timeouts (and failures) at cap
     return TestOutcome(test_id, role, verdict, duration, limit_s, ranked, detail=detail)
+
+
+def _check_pool(problem: Problem, pool: ReferencePool, cap: float, timing: str, env: str) -> None:
+    """A pool given to :meth:`Environment.plan` must be on the plan's scale, under its cap."""
+    if pool.timing is not None:
+        check_same_scale(pool.timing, timing, f"{problem.id}: the reference pool")
+    if pool.cap_s != cap:
+        unit = TIMING_UNITS.get(timing, "s")
+        raise ExecrlError(
+            f"{problem.id}: the reference pool was sanitised with a cap of {pool.cap_s:g} {unit} "
+            f"but environment {env!r} uses {cap:g} {unit}; build it with Environment.pool(problem)"
+        )
+
+
+def check_same_scale(have: str, want: str, what: str) -> None:
+    """Refuse durations of one kind judged on another's scale (seconds against counts, or
+    instructions against estimated cycles); cpu and wall share a scale."""
+    if have != want and (is_counted(have) or is_counted(want)):
+        raise ExecrlError(
+            f"{what} is timed by {have} but the durations are {want} "
+            f"({TIMING_UNITS.get(want, want)}), and metrics do not mix; build it with "
+            f"timing={want!r}"
+        )
+
+
+def check_counted(record: ExecutionRecord, timing: str) -> None:
+    """Refuse to read counts a record does not hold: with a counted ``timing`` every passing
+    test must carry its count (the executor makes a passing test without one inconclusive),
+    so a passing test without one means the record was timed by another metric."""
+    if not is_counted(timing):
+        return
+    for result in record.results:
+        if result.passed and getattr(result, timing) is None:
+            who = record.program_name or record.program_sha256[:12]
+            raise ExecrlError(
+                f"{record.problem_id}/{who}: test {result.test_id} passed without an {timing} "
+                f"count (the record was timed by {record.timing}); score it with "
+                f"timing={record.timing!r}, or rerun it with timing={timing!r}"
+            )
 
 
 def _with_percentile(test: TestOutcome, p: float) -> TestOutcome:

@@ -6,6 +6,8 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from execrl.sandbox.limits import TIMING_UNITS, is_counted
+
 
 class Verdict(StrEnum):
     """The spec's per-test states (§1). Every sandbox status maps onto one of them:
@@ -24,9 +26,11 @@ class TestOutcome:
     """``correctness`` (T_C) or ``optimization`` (T_O_used)."""
     verdict: Verdict
     duration_s: float | None
-    """The measured duration (CPU or wall, as the record says); None if the test did not run."""
+    """The measured duration in the timing's unit (CPU or wall seconds, or a count: see
+    ``Outcome.timing``); None if the test did not run."""
     limit_s: float
-    """The intended limit λ_t the verdict was judged under (the cap for correctness tests)."""
+    """The intended limit λ_t the verdict was judged under (the cap for correctness tests),
+    in the same unit."""
     ranked_duration_s: float | None = None
     """δ_t used for ranking: the measured duration, or the cap for a timeout or failure."""
     percentile: float | None = None
@@ -56,9 +60,15 @@ class Outcome:
     inconclusive: bool
     """Some test's execution failed for infrastructure reasons: no reward should be derived."""
     cap_s: float = 10.0
-    """The hard cap the tests ran under (durations are ranked and capped against it)."""
+    """The hard cap the tests ran under (durations are ranked and capped against it), in the
+    timing's unit: seconds, or the cap converted to a count."""
     environment: str = ""
     tests: tuple[TestOutcome, ...] = field(default=())
+    timing: str = "cpu"
+    """The metric of every duration here (``execrl.sandbox.limits.TimingMetric``)."""
+    seconds_per_unit: float = 1.0
+    """Seconds one unit of those durations is worth: 1 for cpu and wall, 1 / the count rate
+    for a count (for the few rewards on an absolute scale of seconds)."""
 
     @property
     def correctness_tests(self) -> list[TestOutcome]:
@@ -74,3 +84,12 @@ class Outcome:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def format_duration(value: float, timing: str) -> str:
+    """A duration with its unit: ``0.123 s`` for cpu and wall, ``1,234,567 instructions`` or
+    ``1.2e+11 cycles`` for a count (never "s" next to a count)."""
+    if not is_counted(timing):
+        return f"{value:.3f} s"
+    shown = f"{value:,.0f}" if abs(value) < 1e12 else f"{value:.3g}"
+    return f"{shown} {TIMING_UNITS[timing]}"

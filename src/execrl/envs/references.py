@@ -15,7 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from execrl.problems.models import Problem, ReferenceLabel
+from execrl.errors import DataError
+from execrl.problems.models import MAX_TIME_LIMIT_S, Problem, ReferenceLabel
+from execrl.sandbox.limits import TIMING_UNITS, is_counted
 
 Calibration = Callable[[np.ndarray], np.ndarray]
 """A map Γ from stored to fresh durations, applied elementwise to reference durations."""
@@ -41,6 +43,10 @@ class ReferencePool:
     names: tuple[str, ...]
     durations: np.ndarray
     cap_s: float
+    """The cap the durations are clamped to, in their unit (seconds, or a count)."""
+    timing: str | None = None
+    """The metric of the durations, when the pool was built for one (checked by
+    :func:`check_units`); None = not said (seconds by convention)."""
 
     @classmethod
     def from_mapping(
@@ -50,10 +56,13 @@ class ReferencePool:
         *,
         cap_s: float,
         calibration: Calibration | None = None,
+        timing: str | None = None,
     ) -> ReferencePool:
-        """From ``{reference name: {test id: seconds}}``, on the given tests (in that order).
+        """From ``{reference name: {test id: duration}}``, on the given tests (in that order).
         A test absent from a reference's mapping is missing there; a stored None or NaN is an
-        invalid duration and becomes the cap, like any other (ψ) **[ours]**."""
+        invalid duration and becomes the cap, like any other (ψ) **[ours]**. With ``timing``,
+        durations of the other kind (seconds where counts are wanted, or the reverse) are a
+        DataError (:func:`check_units`); ``cap_s`` is then on that timing's scale."""
         test_ids = tuple(test_ids)
         names = tuple(durations)
         missing = float("nan")
@@ -62,7 +71,9 @@ class ReferencePool:
             for per_test in durations.values()
         ]
         raw = np.array(columns, dtype=float).T.reshape(len(test_ids), len(names))
-        return cls(test_ids, names, sanitise(raw, cap_s, calibration), cap_s)
+        if timing is not None:
+            check_units(raw, timing)
+        return cls(test_ids, names, sanitise(raw, cap_s, calibration), cap_s, timing)
 
     @classmethod
     def from_problem(
@@ -72,9 +83,11 @@ class ReferencePool:
         cap_s: float | None = None,
         calibration: Calibration | None = None,
         test_ids: Iterable[str] | None = None,
+        timing: str | None = None,
     ) -> ReferencePool:
         """The correct references' stored ``durations_s`` on the problem's optimization tests
-        (or ``test_ids``). References with no stored durations at all are left out."""
+        (or ``test_ids``). References with no stored durations at all are left out. With
+        ``timing``, the durations must be of that kind (a DataError naming the problem)."""
         ids = [t.id for t in problem.optimization_tests] if test_ids is None else list(test_ids)
         stored = {
             ref.name: ref.durations_s
@@ -82,12 +95,17 @@ class ReferencePool:
             if ref.durations_s
         }
         cap = problem.time_limit_s if cap_s is None else cap_s
-        return cls.from_mapping(stored, ids, cap_s=cap, calibration=calibration)
+        try:
+            return cls.from_mapping(stored, ids, cap_s=cap, calibration=calibration, timing=timing)
+        except DataError as exc:
+            raise DataError(f"{problem.id}: {exc}") from None
 
     @classmethod
-    def empty(cls, test_ids: Iterable[str], cap_s: float) -> ReferencePool:
+    def empty(
+        cls, test_ids: Iterable[str], cap_s: float, timing: str | None = None
+    ) -> ReferencePool:
         test_ids = tuple(test_ids)
-        return cls(test_ids, (), np.full((len(test_ids), 0), np.nan), cap_s)
+        return cls(test_ids, (), np.full((len(test_ids), 0), np.nan), cap_s, timing)
 
     # -- views -------------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -102,13 +120,13 @@ class ReferencePool:
         for i, test_id in enumerate(test_ids):
             if test_id in index:
                 rows[i] = self.durations[index[test_id]]
-        return ReferencePool(test_ids, self.names, rows, self.cap_s)
+        return ReferencePool(test_ids, self.names, rows, self.cap_s, self.timing)
 
     def without(self, name: str) -> ReferencePool:
         """Leave one reference out (to score a reference against the others)."""
         keep = [j for j, n in enumerate(self.names) if n != name]
         names = tuple(self.names[j] for j in keep)
-        return ReferencePool(self.test_ids, names, self.durations[:, keep], self.cap_s)
+        return ReferencePool(self.test_ids, names, self.durations[:, keep], self.cap_s, self.timing)
 
     def usable_counts(self) -> np.ndarray:
         """``|D_t|`` per test."""
@@ -122,6 +140,32 @@ class ReferencePool:
             fn = np.nanmean if how == "mean" else np.nanmedian
             out[has] = fn(self.durations[has], axis=1)
         return out
+
+
+def check_units(raw: np.ndarray, timing: str) -> None:
+    """Refuse stored durations of the other kind than ``timing``. Stored reference durations
+    carry no unit, so it is read off their size: a duration in seconds is at most the largest
+    time limit a problem may set (``MAX_TIME_LIMIT_S``, 600 s; a timeout is stored at the
+    cap), while a count of any real program's work on a test is far above it. So a counted
+    pool whose largest duration is at most 600 holds seconds, and a pool in seconds with one
+    above 600 holds counts. Missing and invalid (ψ) values are not looked at."""
+    valid = raw[np.isfinite(raw) & (raw > 0)]
+    if not valid.size:
+        return
+    largest = float(valid.max())
+    if is_counted(timing) and largest <= MAX_TIME_LIMIT_S:
+        raise DataError(
+            f"the reference durations are seconds (the largest is {largest:g}), not "
+            f"{TIMING_UNITS[timing]}: measure the references with timing={timing!r} (`execrl "
+            f"score --references measure --timing {timing}`, or a timing campaign with "
+            f"--timing {timing})"
+        )
+    if not is_counted(timing) and largest > MAX_TIME_LIMIT_S:
+        raise DataError(
+            f"the reference durations are counts (the largest is {largest:.3g}), not "
+            f"{timing} seconds: score with the timing they were measured by (e.g. "
+            "timing='instructions')"
+        )
 
 
 def _stored(value, present: bool, cap_s: float) -> float:

@@ -40,13 +40,15 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from execrl.envs.environment import check_counted
 from execrl.envs.metrics import HIGHER_IS_BETTER, RANKING_METRICS, badness
 from execrl.envs.references import Calibration, sanitise
 from execrl.errors import DataError, ExecrlError, LoaderError
 from execrl.problems.models import Problem, ReferenceLabel
 from execrl.report import pyplot
 from execrl.results import read_rows
-from execrl.sandbox.limits import TimingMetric
+from execrl.sandbox.counting import seconds_as
+from execrl.sandbox.limits import TIMING_UNITS, TimingMetric, is_counted
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, load_records
 from execrl.stats import spearman as _spearman
 
@@ -171,8 +173,8 @@ def read_records(path: str | Path) -> list[ExecutionRecord]:
 # -- durations per problem -----------------------------------------------------------------------
 @dataclass(frozen=True)
 class ProblemDurations:
-    """``durations[h, t, k]``: seconds of reference ``names[h]`` on ``test_ids[t]``, rerun ``k``
-    (NaN where missing)."""
+    """``durations[h, t, k]``: duration (in the timing's unit: seconds or a count) of reference
+    ``names[h]`` on ``test_ids[t]``, rerun ``k`` (NaN where missing); ``cap_s`` in that unit."""
 
     problem_id: str
     names: tuple[str, ...]
@@ -183,13 +185,20 @@ class ProblemDurations:
 
 
 def problem_durations(
-    problem: Problem, records: Sequence[ExecutionRecord], *, timing: TimingMetric = "cpu"
+    problem: Problem,
+    records: Sequence[ExecutionRecord],
+    *,
+    timing: TimingMetric = "cpu",
+    count_rate: float | None = None,
 ) -> ProblemDurations:
-    """The reruns of ``problem``'s correct references found in ``records``."""
+    """The reruns of ``problem``'s correct references found in ``records``, in ``timing``'s
+    unit; a timeout at the problem's limit (converted to a count at ``count_rate`` for a
+    counted timing)."""
     tiers = {r.name: r.tier for r in problem.references if r.label is ReferenceLabel.CORRECT}
     results: dict[str, dict[str, TestResult]] = {}
     for record in records:
         if record.problem_id == problem.id and record.program_name in tiers:
+            check_counted(record, timing)
             # Several records of one reference (one per test, as `execrl score` runs them) merge.
             results.setdefault(record.program_name, {}).update(
                 {r.test_id: r for r in record.results}
@@ -204,10 +213,11 @@ def problem_durations(
         default=1,
     )
     durations = np.full((len(names), len(test_ids), reruns), np.nan)
+    cap = seconds_as(problem.time_limit_s, timing, count_rate)
     for h, name in enumerate(names):
         for t, test_id in enumerate(test_ids):
             if test_id in results[name]:
-                times = _rerun_times(results[name][test_id], timing, problem.time_limit_s)
+                times = _rerun_times(results[name][test_id], timing, cap)
                 durations[h, t, : len(times)] = times
     return ProblemDurations(
         problem_id=problem.id,
@@ -215,7 +225,7 @@ def problem_durations(
         tiers=tuple(tiers[n] for n in names),
         test_ids=test_ids,
         durations=durations,
-        cap_s=problem.time_limit_s,
+        cap_s=cap,
     )
 
 
@@ -225,6 +235,8 @@ def _rerun_times(result: TestResult, timing: TimingMetric, cap_s: float) -> list
         return [cap_s] * len(runs)  # spec §1: timeouts are ranked at the cap
     if result.status is not Status.SUCCESS:
         return []  # a wrong or crashed run has no duration to rank
+    if is_counted(timing):  # one count, exact: every rerun would count the same
+        return [result.duration_s(timing)] * len(runs)
     return [r.cpu_s if timing == "cpu" else r.wall_s for r in runs]
 
 
@@ -326,6 +338,7 @@ def screen_metrics(
     timing: TimingMetric = "cpu",
     calibration: Calibration | None = None,
     worst_band: float = 0.2,
+    count_rate: float | None = None,
 ) -> ScreeningReport:
     """Score every correct reference against the others on every rerun and summarise each of
     the 17 metrics on harshness, dynamic range, rerun std and agreement.
@@ -333,10 +346,12 @@ def screen_metrics(
     ``records`` may hold incorrect references or other programs too: only correct references
     of a known problem are scored (the rest are counted in ``ignored_records``). A record of a
     problem missing from ``problems`` is an error. ``calibration`` maps reference durations
-    (never the candidate's); see the module docstring for where it applies.
+    (never the candidate's); see the module docstring for where it applies. With a counted
+    ``timing`` the durations are counts (one per test: a count has no rerun noise) and a
+    timeout counts at the limit converted at ``count_rate`` (None = the default rate).
     """
-    if timing not in ("cpu", "wall"):
-        raise ExecrlError(f"timing must be 'cpu' or 'wall', got {timing!r}")
+    if timing not in TIMING_UNITS:
+        raise ExecrlError(f"timing must be one of {', '.join(TIMING_UNITS)}, got {timing!r}")
     by_id = {p.id: p for p in problems}
     unknown = sorted({r.problem_id for r in records} - by_id.keys())
     if unknown:
@@ -354,7 +369,7 @@ def screen_metrics(
     solutions: list[SolutionScores] = []
     reruns = 0
     for problem in recorded:
-        times = problem_durations(problem, records, timing=timing)
+        times = problem_durations(problem, records, timing=timing, count_rate=count_rate)
         reruns = max(reruns, times.durations.shape[2])
         solutions.extend(score_problem(times, calibration=calibration))
     return ScreeningReport(
@@ -396,7 +411,8 @@ def plot_screening(report: ScreeningReport, path: str | Path) -> Path:
     axes[0].invert_yaxis()
     fig.suptitle(
         f"ranking metrics screened on {report.problems} problems, {len(report.solutions)} "
-        f"reference solutions, {report.reruns} reruns ({report.timing} time)",
+        f"reference solutions, {report.reruns} reruns (timed by {report.timing}, "
+        f"{TIMING_UNITS[report.timing]})",
         fontsize=11,
     )
     fig.tight_layout()

@@ -79,7 +79,9 @@ class NaiveReward(BaseModel):
     tests, timeouts / missing / non-positive durations replaced by the cap (10 s in the
     source), and ``m_lin = clip(1 − d̄/cap, 0, 1)`` or
     ``m_log = clip((1 − log10(max(d̄, 1e−6)))/3, 0, 1)``. No tests in the chosen set: no
-    speed credit, ``m = 0`` **[ours]**."""
+    speed credit, ``m = 0`` **[ours]**. Under a counted timing ``d̄`` and the cap are counts;
+    ``m_log``'s scale is seconds, so it reads ``d̄`` at the environment's count rate
+    (``Outcome.seconds_per_unit``)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -107,7 +109,8 @@ class NaiveReward(BaseModel):
         elif self.map == "linear":
             m = min(1.0, max(0.0, 1.0 - d_bar / outcome.cap_s))
         else:
-            m = min(1.0, max(0.0, (1.0 - math.log10(max(d_bar, 1e-6))) / 3.0))
+            seconds = d_bar * outcome.seconds_per_unit  # (a count, back on the scale of s)
+            m = min(1.0, max(0.0, (1.0 - math.log10(max(seconds, 1e-6))) / 3.0))
         return outcome.c_cor + m - 1.0
 
 

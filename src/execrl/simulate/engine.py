@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from execrl.envs.environment import EnvironmentConfig
+from execrl.envs.environment import EnvironmentConfig, operator_in
 from execrl.envs.operators import (
     QP_TIE_TOLERANCE,
     AbsoluteFilter,
@@ -48,6 +48,8 @@ from execrl.envs.references import Calibration, ReferencePool, sanitise
 from execrl.errors import ExecrlError
 from execrl.rewards.compositions import NaiveReward, Reward, RewardFn
 from execrl.rewards.maps import MAPS, bucket
+from execrl.sandbox.counting import seconds_as
+from execrl.sandbox.limits import is_counted
 from execrl.simulate.runs import FAILURE, INCONCLUSIVE, NOT_RUN, SUCCESS, TIMEOUT, StoredRuns
 
 RELATIVE_TOLERANCE = 1e-9
@@ -79,11 +81,13 @@ class Signals:
     valid: np.ndarray
     """Real (problem, reference) pairs (the rest is padding)."""
     cap_s: np.ndarray
-    """(P, 1) the environment's cap."""
+    """(P, 1) the environment's cap on the timing's scale (seconds, or a count)."""
     naive_optimization: np.ndarray
     """Mean naive duration over the used optimization tests (NaN: there are none)."""
     naive_correctness: np.ndarray
     """Mean naive duration over T_C (NaN: there are none)."""
+    seconds_per_unit: float = 1.0
+    """Seconds one unit of the durations is worth (``Outcome.seconds_per_unit``)."""
 
     @property
     def ok(self) -> np.ndarray:
@@ -146,11 +150,7 @@ class Engine:
     # -- public ----------------------------------------------------------------------------
     def signals(self, config: EnvironmentConfig) -> Signals:
         """The Outcome signals of every pair under ``config``."""
-        if config.timing is not None and config.timing != self.runs.timing:
-            raise ExecrlError(
-                f"environment {config.name!r} ranks {config.timing} time but the stored runs "
-                f"hold {self.runs.timing} time; load the runs with timing={config.timing}"
-            )
+        self._check_scale(config)
         pool = self._pool(config.cap_s)
         c_cor, incon_cor, naive_cor = self._correctness(config.correctness, config.cap_s)
         counts = self._counts(config)
@@ -173,7 +173,28 @@ class Engine:
             cap_s=pool.cap[:, :, 0],
             naive_optimization=naive_opt,
             naive_correctness=naive_cor,
+            seconds_per_unit=1.0 / self._units(1.0),
         )
+
+    def _check_scale(self, config: EnvironmentConfig) -> None:
+        """The environment must read the durations the runs hold, at the runs' count rate."""
+        runs = self.runs
+        if config.timing is not None and config.timing != runs.timing:
+            raise ExecrlError(
+                f"environment {config.name!r} is timed by {config.timing} but the stored runs "
+                f"hold {runs.timing}; load the runs with timing={config.timing}"
+            )
+        rate = config.count_rate
+        if is_counted(runs.timing) and rate is not None and rate != runs.count_rate:
+            raise ExecrlError(
+                f"environment {config.name!r} converts seconds at {rate:g} counts/s but the "
+                f"stored runs were loaded at {runs.count_rate}; load them with "
+                f"count_rate={rate:g}"
+            )
+
+    def _units(self, seconds: float) -> float:
+        """A limit in seconds on the runs' scale (itself for cpu and wall)."""
+        return seconds_as(seconds, self.runs.timing, self.runs.count_rate)
 
     def rewards(self, config: EnvironmentConfig, reward: RewardFn) -> tuple[np.ndarray, np.ndarray]:
         """(even, odd): every pair's reward for an even and an odd group index (they differ
@@ -183,8 +204,10 @@ class Engine:
 
     # -- the pool --------------------------------------------------------------------------
     def _cap(self, cap_s: float | None) -> np.ndarray:
-        cap = self.runs.cap_s if cap_s is None else np.full(len(self.runs), float(cap_s))
-        return cap[:, None, None]
+        """(P, 1, 1) the cap on the runs' scale: ``cap_s``, or each problem's limit."""
+        if cap_s is None:
+            return self.runs.unit_caps[:, None, None]
+        return np.full(len(self.runs), self._units(float(cap_s)))[:, None, None]
 
     def _pool(self, cap_s: float | None) -> _Pool:
         key = ("pool", cap_s)
@@ -285,8 +308,9 @@ class Engine:
         if f.aggregate == "mean":
             d_bar, defined, ordered, count = self._loo_means(cap_s)
             if isinstance(f, AbsoluteFilter):
-                keep = defined & (d_bar < f.a)
-                near = defined & (np.abs(d_bar - f.a) <= RELATIVE_TOLERANCE * f.a)
+                a = self._units(f.a)
+                keep = defined & (d_bar < a)
+                near = defined & (np.abs(d_bar - a) <= RELATIVE_TOLERANCE * a)
             else:
                 threshold = _quantile(count, f.r / 100, _taker(ordered))[:, None, :]
                 keep = np.where(count[:, None, :] > 0, ~defined | (d_bar <= threshold), True)
@@ -297,9 +321,11 @@ class Engine:
             keep = np.zeros(self.valid.shape, bool)
             recompute = runs.ref_valid
         pool = self._pool(cap_s)
+        unit_filter = operator_in(f, runs.timing, runs.count_rate)
         for p, h in zip(*np.nonzero(recompute), strict=True):
             loo = self._loo_pool(pool, p, h)
-            keep[p, : len(loo.test_ids), h] = f.keep([_Test(t) for t in loo.test_ids], loo)
+            tests = [_Test(t) for t in loo.test_ids]
+            keep[p, : len(loo.test_ids), h] = unit_filter.keep(tests, loo)
         return keep
 
     # -- intra-execution limits ------------------------------------------------------------
@@ -314,7 +340,7 @@ class Engine:
             if isinstance(limit, CapLimit):
                 lam = pool.cap
             elif isinstance(limit, AbsoluteLimit):
-                lam = np.minimum(limit.seconds, pool.cap)
+                lam = np.minimum(self._units(limit.seconds), pool.cap)
             elif isinstance(limit, RelativeLimit):
                 lam = _loo_quantile(pool, limit.p)
             elif isinstance(limit, RankedReferenceLimit):
@@ -414,7 +440,7 @@ class Engine:
             status, d = self.runs.status, self.runs.duration
             bins = np.zeros(status.shape, np.int8)
             for s in limits:
-                bins += (status == SUCCESS) & (d >= np.minimum(s, pool.cap))
+                bins += (status == SUCCESS) & (d >= np.minimum(self._units(s), pool.cap))
             bins[status == TIMEOUT] = K
             bins[(status == FAILURE) | (status == NOT_RUN)] = K + 1
             bins[status == INCONCLUSIVE] = K + 2
@@ -759,7 +785,7 @@ def reward_values(
             if reward.map == "linear":
                 m = np.minimum(1.0, np.maximum(0.0, 1.0 - d_bar / s.cap_s))
             else:
-                log = np.log10(np.maximum(d_bar, 1e-6))
+                log = np.log10(np.maximum(d_bar * s.seconds_per_unit, 1e-6))
                 m = np.minimum(1.0, np.maximum(0.0, (1.0 - log) / 3.0))
         value = s.c_cor + np.where(np.isnan(d_bar), 0.0, m) - 1.0
     elif isinstance(reward, Reward):

@@ -32,15 +32,23 @@ def replay_problem(
 ) -> list[tuple[str, float | None, float | None, Outcome]]:
     """(reference, reward for an even group index, for an odd one, Outcome) for every
     correct reference of one problem, each scored against the others."""
-    environment: Environment = build_environment(env)
+    environment = on_scale_of(build_environment(env), runs)
     reward_fn: RewardFn = build_reward(reward)
     problem = runs.problem
-    pool = environment.pool(problem, calibration)
+    pool = environment.pool(problem, calibration, timing=runs.timing)
     rows = []
     for name, record in runs.records.items():
         outcome = environment.outcome(problem, record, pool=pool.without(name))
         rows.append((name, reward_fn(outcome, 0), reward_fn(outcome, 1), outcome))
     return rows
+
+
+def on_scale_of(environment: Environment, runs: ProblemRuns) -> Environment:
+    """The environment converting its seconds at the runs' count rate, as the engine does
+    (one it already sets is kept: the engine refuses one that differs)."""
+    if environment.config.count_rate is not None or runs.count_rate is None:
+        return environment
+    return Environment(environment.config.model_copy(update={"count_rate": runs.count_rate}))
 
 
 def replay_rewards(

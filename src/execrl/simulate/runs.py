@@ -39,9 +39,9 @@ from execrl.problems.models import (
     StdioTest,
     TestGroup,
 )
+from execrl.sandbox.counting import seconds_as
+from execrl.sandbox.limits import TimingMetric, is_counted
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult
-
-TimingMetric = Literal["cpu", "wall"]
 
 # Per-test verdict codes of the arrays (the spec's four states, plus "not run": a test of the
 # problem missing from the record, which an environment counts as a failure).
@@ -64,7 +64,8 @@ def pool_durations(
     record: ExecutionRecord, test_ids: Iterable[str], cap_s: float, timing: TimingMetric
 ) -> dict[str, float]:
     """A reference's stored durations on ``test_ids``: the measured duration where it
-    succeeded, ``cap_s`` where it timed out; other tests are missing (spec §1)."""
+    succeeded, ``cap_s`` (on ``timing``'s scale) where it timed out; other tests are missing
+    (spec §1)."""
     results = {r.test_id: r for r in record.results}
     out = {}
     for test_id in test_ids:
@@ -90,6 +91,9 @@ class ProblemRuns:
     correctness_measured: bool = True
     """False when the correctness tests were not run (a campaign): their verdicts are assumed
     successes and they carry no durations."""
+    count_rate: float | None = None
+    """Counts per second at which a counted timing's timeouts are stored at the problem's
+    limit (None = the default rate; unused for cpu and wall)."""
 
     @classmethod
     def build(
@@ -99,21 +103,26 @@ class ProblemRuns:
         *,
         timing: TimingMetric = "cpu",
         correctness_measured: bool = True,
+        count_rate: float | None = None,
     ) -> ProblemRuns:
-        """Keep the correct references that have a record, and store their pool durations."""
+        """Keep the correct references that have a record, and store their pool durations
+        (a counted ``timing`` needs records that hold counts: ``check_counted``)."""
+        from execrl.envs.environment import check_counted
+
         correct = [r.name for r in problem.references_labelled(ReferenceLabel.CORRECT)]
         kept = {name: records[name] for name in correct if name in records}
+        for record in kept.values():
+            check_counted(record, timing)
         kept = {
             name: r if r.timing == timing else r.model_copy(update={"timing": timing})
             for name, r in kept.items()
         }
         opt_ids = [t.id for t in problem.optimization_tests]
+        cap = seconds_as(problem.time_limit_s, timing, count_rate)
         refs = [
             ref.model_copy(
                 update={
-                    "durations_s": pool_durations(
-                        kept[ref.name], opt_ids, problem.time_limit_s, timing
-                    )
+                    "durations_s": pool_durations(kept[ref.name], opt_ids, cap, timing)
                     if ref.name in kept
                     else {}
                 }
@@ -121,7 +130,11 @@ class ProblemRuns:
             for ref in problem.references
         ]
         return cls(
-            problem.model_copy(update={"references": refs}), kept, timing, correctness_measured
+            problem.model_copy(update={"references": refs}),
+            kept,
+            timing,
+            correctness_measured,
+            count_rate,
         )
 
     @property
@@ -149,7 +162,8 @@ class StoredRuns:
     status: np.ndarray
     """(P, T, R) int8 verdict code of reference h on optimization test t."""
     duration: np.ndarray
-    """(P, T, R) its measured duration in seconds (NaN where not run)."""
+    """(P, T, R) its measured duration in the timing's unit, seconds or a count (NaN where
+    not run)."""
     ref_valid: np.ndarray
     """(P, R) real references."""
     cor_valid: np.ndarray
@@ -164,6 +178,14 @@ class StoredRuns:
     correctness_measured: bool = True
     source: tuple[ProblemRuns, ...] | None = field(default=None, repr=False)
     """The ProblemRuns these arrays were built from, when there are any."""
+    count_rate: float | None = None
+    """Counts per second for a counted timing: each problem's limit on the count scale is
+    ``seconds_as(cap_s, timing, count_rate)`` (None = the default rate)."""
+
+    @property
+    def unit_caps(self) -> np.ndarray:
+        """(P,) each problem's limit on the timing's scale (``cap_s`` for cpu and wall)."""
+        return seconds_as(self.cap_s, self.timing, self.count_rate)
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -180,8 +202,9 @@ class StoredRuns:
 
     def pool_raw(self) -> np.ndarray:
         """(P, T, R) stored pool durations before sanitising: the duration where the reference
-        succeeded, the problem's limit where it timed out, NaN otherwise."""
-        cap = self.cap_s[:, None, None]
+        succeeded, the problem's limit (on the timing's scale) where it timed out, NaN
+        otherwise."""
+        cap = self.unit_caps[:, None, None]
         raw = np.where(self.status == SUCCESS, self.duration, np.nan)
         raw = np.where(self.status == TIMEOUT, cap, raw)
         valid = self.opt_valid[:, :, None] & self.ref_valid[:, None, :]
@@ -207,6 +230,7 @@ class StoredRuns:
             self.timing,
             self.correctness_measured,
             source,
+            self.count_rate,
         )
 
     # -- to and from ProblemRuns -----------------------------------------------------------
@@ -217,6 +241,9 @@ class StoredRuns:
         timings = {r.timing for r in runs}
         if len(timings) > 1:
             raise ExecrlError(f"the runs mix timing metrics {sorted(timings)}; use one")
+        rates = {r.count_rate for r in runs}
+        if len(rates) > 1:
+            raise ExecrlError(f"the runs mix count rates {sorted(rates, key=str)}; use one")
         P = len(runs)
         T = max(len(r.problem.optimization_tests) for r in runs)
         C = max(len(r.problem.correctness_tests) for r in runs)
@@ -230,6 +257,7 @@ class StoredRuns:
             timing=timings.pop(),
             correctness_measured=all(r.correctness_measured for r in runs),
             source=tuple(runs),
+            count_rate=rates.pop(),
             **out,
         )
 
@@ -328,23 +356,32 @@ def _materialise(runs: StoredRuns, p: int) -> ProblemRuns:
                 if code == NOT_RUN:
                     continue
                 d = float(getattr(runs, f"{prefix}duration")[p, t, h])
-                results.append(
-                    TestResult(
-                        test_id=f"{kind}-{t:03d}",
-                        status=_STATUSES[code],
-                        cpu_s=d,
-                        wall_s=d,
-                    )
-                )
+                results.append(stored_result(f"{kind}-{t:03d}", _STATUSES[code], d, runs.timing))
         records[name] = ExecutionRecord(
-            problem_id=problem.id, program_sha256="0" * 64, program_name=name, results=results
+            problem_id=problem.id,
+            program_sha256="0" * 64,
+            program_name=name,
+            results=results,
+            timing=runs.timing,
         )
     return ProblemRuns.build(
         problem,
         records,
         timing=runs.timing,
         correctness_measured=runs.correctness_measured,
+        count_rate=runs.count_rate,
     )
+
+
+def stored_result(test_id: str, status: Status, d: float, timing: str) -> TestResult:
+    """A TestResult holding one stored duration ``d`` as ``timing`` reads it: both clocks for
+    cpu and wall; for a count, the count of a passing test (a failure has none)."""
+    if not is_counted(timing):
+        return TestResult(test_id=test_id, status=status, cpu_s=d, wall_s=d)
+    if status is not Status.SUCCESS:
+        return TestResult(test_id=test_id, status=status)
+    count = round(d) if timing == "instructions" else d
+    return TestResult(test_id=test_id, status=status, **{timing: count})
 
 
 # --------------------------------------------------------------------------------------------
@@ -357,6 +394,7 @@ def runs_from_campaign(
     *,
     timing: TimingMetric = "cpu",
     aggregate: Literal["median", "mean"] = "median",
+    count_rate: float | None = None,
 ) -> list[ProblemRuns]:
     """ProblemRuns from a timing campaign (``execrl.timing.store.Campaign``).
 
@@ -366,7 +404,9 @@ def runs_from_campaign(
     (test, reference), over the reruns that succeeded or timed out (timeouts at the limit),
     the ``aggregate`` duration is the stored one — a success below the limit, a timeout at or
     above it; with no such rerun the verdict is the commonest failure (or inconclusive when
-    every rerun was)."""
+    every rerun was). With a counted ``timing`` the limit is a count at ``count_rate``, and
+    the campaign must have counted by that metric."""
+    check_campaign_timing(campaign, timing)
     by_problem: dict[str, dict[tuple[str, str], object]] = {}
     for m in campaign.measurements:
         by_problem.setdefault(m.problem_id, {})[(m.test_id, m.reference)] = m
@@ -388,7 +428,9 @@ def runs_from_campaign(
             for test in kept.optimization_tests:
                 m = measured.get((test.id, ref.name))
                 if m is not None:
-                    results.append(_campaign_result(m, kept.time_limit_s, timing, aggregate))
+                    results.append(
+                        _campaign_result(m, kept.time_limit_s, timing, aggregate, count_rate)
+                    )
             if len(results) > len(kept.correctness_tests):
                 records[ref.name] = ExecutionRecord(
                     problem_id=kept.id,
@@ -398,7 +440,11 @@ def runs_from_campaign(
                     timing=timing,
                 )
         if records:
-            out.append(ProblemRuns.build(kept, records, timing=timing, correctness_measured=False))
+            out.append(
+                ProblemRuns.build(
+                    kept, records, timing=timing, correctness_measured=False, count_rate=count_rate
+                )
+            )
     if not out:
         chosen = ", ".join(p.id for p in problems[:5])
         raise ExecrlError(
@@ -408,18 +454,33 @@ def runs_from_campaign(
     return out
 
 
-def _campaign_result(m, cap_s: float, timing: TimingMetric, aggregate: str) -> TestResult:
-    d = m.duration(timing, aggregate, cap_s)
+def check_campaign_timing(campaign, timing: str) -> None:
+    """A counted timing reads counts: refuse a campaign that counted by another metric (or
+    none). A clock can be read from any campaign (a counted one keeps its native times)."""
+    measured = getattr(campaign.info.settings, "timing", "cpu")
+    if is_counted(timing) and measured != timing:
+        raise ExecrlError(
+            f"campaign {campaign.info.id} was timed by {measured}, so it holds no {timing}; "
+            f"read it with timing={measured!r}, or measure a campaign with --timing {timing}"
+        )
+
+
+def _campaign_result(
+    m, cap_s: float, timing: TimingMetric, aggregate: str, count_rate: float | None
+) -> TestResult:
+    """One triple's stored verdict and duration (a timeout at ``cap_s`` seconds, converted
+    to a count at ``count_rate`` for a counted timing)."""
+    d = m.duration(timing, aggregate, cap_s, count_rate)
     if d is not None:
-        status = Status.SUCCESS if d < cap_s else Status.TIMEOUT
-        return TestResult(test_id=m.test_id, status=status, cpu_s=d, wall_s=d)
+        status = Status.SUCCESS if d < seconds_as(cap_s, timing, count_rate) else Status.TIMEOUT
+        return stored_result(m.test_id, status, d, timing)
     if all(s is Status.INCONCLUSIVE for s in m.statuses):
         return TestResult(test_id=m.test_id, status=Status.INCONCLUSIVE)
     failed = [s for s in m.statuses if s is not Status.INCONCLUSIVE]
     status = Counter(failed).most_common(1)[0][0]
-    times = [v for s, v in zip(m.statuses, getattr(m, f"{timing}_s"), strict=True) if s is status]
-    d = statistics.median(times)
-    return TestResult(test_id=m.test_id, status=status, cpu_s=d, wall_s=d)
+    clock = "wall" if timing == "wall" else "cpu"  # (a failure is not counted: its CPU time)
+    times = [v for s, v in zip(m.statuses, getattr(m, f"{clock}_s"), strict=True) if s is status]
+    return stored_result(m.test_id, status, statistics.median(times), clock)
 
 
 def runs_from_records(
@@ -427,9 +488,11 @@ def runs_from_records(
     records: Iterable[ExecutionRecord],
     *,
     timing: TimingMetric = "cpu",
+    count_rate: float | None = None,
 ) -> list[ProblemRuns]:
     """ProblemRuns from scoring records (one per correct reference, ``program_name`` = the
-    reference's name); records of other programs are ignored."""
+    reference's name); records of other programs are ignored. A counted ``timing`` needs
+    counted records (a clear error otherwise)."""
     by_problem: dict[str, dict[str, ExecutionRecord]] = {}
     for record in records:
         named = by_problem.setdefault(record.problem_id, {})
@@ -442,7 +505,7 @@ def runs_from_records(
     out = []
     for problem in problems:
         named = by_problem.get(problem.id, {})
-        runs = ProblemRuns.build(problem, named, timing=timing)
+        runs = ProblemRuns.build(problem, named, timing=timing, count_rate=count_rate)
         if runs.records:
             out.append(runs)
     if not out:
@@ -459,14 +522,17 @@ def load_runs(
     campaign=None,
     records: str | Path | None = None,
     timing: TimingMetric = "cpu",
+    count_rate: float | None = None,
 ) -> StoredRuns:
-    """StoredRuns from a campaign or a records file (exactly one)."""
+    """StoredRuns from a campaign or a records file (exactly one); ``count_rate`` puts the
+    limits in seconds on a counted timing's scale (None = the default rate)."""
     if (campaign is None) == (records is None):
         raise ExecrlError("give the stored runs: a timing campaign or a records file")
     if campaign is not None:
-        return StoredRuns.from_problem_runs(runs_from_campaign(problems, campaign, timing=timing))
+        found = runs_from_campaign(problems, campaign, timing=timing, count_rate=count_rate)
+        return StoredRuns.from_problem_runs(found)
     from execrl.envs.screening import read_records
 
     return StoredRuns.from_problem_runs(
-        runs_from_records(problems, read_records(records), timing=timing)
+        runs_from_records(problems, read_records(records), timing=timing, count_rate=count_rate)
     )

@@ -49,7 +49,7 @@ def quality_scores(runs: StoredRuns, block: int = 100) -> np.ndarray:
             quality_scores(runs.subset(slice(i, i + block))) for i in range(0, len(runs), block)
         ]
         return np.concatenate(parts)
-    D = sanitise(runs.pool_raw(), runs.cap_s[:, None, None])
+    D = sanitise(runs.pool_raw(), runs.unit_caps[:, None, None])
     present = ~np.isnan(D)
     faster = strictly_faster_counts(D)
     others = present.sum(axis=-1, keepdims=True) - 1
