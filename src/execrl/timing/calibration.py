@@ -23,22 +23,35 @@ A monotone increasing map cannot reorder durations it maps together, so within o
 (one held-out fold, one map) the rank agreement before and after calibration is the same;
 what a map fixes is the *scale* (bias) against the candidates' durations. The figures that
 can move are the pooled Spearman (each fold has its own map) and anything clamped to the cap.
+
+Counts (``timing="instructions"`` or ``"cycles_estimate"``) pair, fit and transfer as durations
+do, in their own unit. They are machine-independent for one Python build (same interpreter
+binary, same hash seed): a map between two counted campaigns of the same references on two
+machines should find a ratio of ~1 (multiplicative a ≈ 1, R²_CV ≈ 1); a ratio far from 1 says
+the interpreter or the references differ, not the machine. What does differ per machine is the
+exchange rate between a count and a CPU second, which only a limit given in seconds needs (a
+timeout's charged duration, a filter's cut-off): ``fit_count_rate`` fits it from a counted
+campaign, which keeps each rerun's native CPU time beside its count, and
+``execrl.sandbox.counting.seconds_as(..., per_second=rate.per_second)`` applies it.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from execrl.errors import ExecrlError
+from execrl.errors import DataError, ExecrlError
+from execrl.sandbox.counting import seconds_as
+from execrl.sandbox.limits import TIMING_UNITS, TimingMetric, is_counted
+from execrl.sandbox.records import Status
 from execrl.stats import spearman
-from execrl.timing.store import Campaign, DurationStore, TimingMetric, triples
+from execrl.timing.store import Campaign, DurationStore, Measurement, describe_timing, triples
 
 MapKind = Literal["multiplicative", "affine", "power", "quadratic"]
 KINDS: tuple[MapKind, ...] = ("multiplicative", "affine", "power", "quadratic")
@@ -58,8 +71,8 @@ class Pairs:
     problems: np.ndarray  # (N,) str
     tests: np.ndarray  # (N,) str
     references: np.ndarray  # (N,) str
-    stored_s: np.ndarray  # (N,) the stored campaign's median duration
-    fresh_s: np.ndarray  # (N,) the fresh campaign's mean duration over reruns
+    stored_s: np.ndarray  # (N,) the stored campaign's median duration (in the timing's unit)
+    fresh_s: np.ndarray  # (N,) the fresh campaign's mean duration over reruns (same unit)
 
     def __len__(self) -> int:
         return len(self.stored_s)
@@ -71,7 +84,8 @@ class Pairs:
 def pair_campaigns(stored: Campaign, fresh: Campaign, *, timing: TimingMetric = "cpu") -> Pairs:
     """Pool the triples both campaigns measured. A rerun that did not succeed (timed out,
     failed, inconclusive) gives no duration; a triple with none in either campaign is left
-    out. Raises ExecrlError when nothing overlaps."""
+    out. Raises ExecrlError when nothing overlaps (DataError when ``timing`` is a count
+    either campaign does not hold). Counts pair as durations do, in their unit."""
     stored_of = {
         (p, t, r): float(np.median(values)) for p, t, r, values in triples(stored, timing) if values
     }
@@ -165,7 +179,8 @@ class CalibrationMetrics(BaseModel):
     r2_cv: float
     """1 − SS_res/SS_tot over every held-out prediction, on fresh durations."""
     rmse_cv_s: float
-    """Root mean squared error of the held-out predictions, in seconds."""
+    """Root mean squared error of the held-out predictions, in the timing's unit (seconds, or
+    a count: the name is kept for the maps saved before counts)."""
     spearman_before: float
     """Spearman(stored, fresh) over all triples pooled."""
     spearman_after: float
@@ -184,9 +199,9 @@ class CalibrationMetrics(BaseModel):
 
 
 class CalibrationMap(BaseModel):
-    """A fitted map Γ: stored duration (s) → fresh duration (s), callable on numpy arrays, so
-    it plugs into ``ReferencePool`` / ``sanitise`` as the calibration. Never apply it to a
-    candidate's durations."""
+    """A fitted map Γ: stored duration → fresh duration (both in ``timing``'s unit: seconds or
+    a count), callable on numpy arrays, so it plugs into ``ReferencePool`` / ``sanitise`` as
+    the calibration. Never apply it to a candidate's durations."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -301,7 +316,7 @@ class CalibrationReport:
                     "chosen": kind == self.chosen.kind,
                     "formula": cmap.formula,
                     "r2_cv": m.r2_cv,
-                    "rmse_cv_ms": m.rmse_cv_s * 1000,
+                    "rmse_cv": m.rmse_cv_s * self.rmse_scale,
                     "spearman_before": m.spearman_before,
                     "spearman_after": m.spearman_after,
                     "within_before": m.within_spearman_before,
@@ -312,19 +327,34 @@ class CalibrationReport:
             )
         return out
 
+    @property
+    def rmse_scale(self) -> float:
+        """What ``rows`` multiplies the RMSE by: seconds are shown in ms, counts as they are."""
+        return 1.0 if is_counted(self.chosen.timing) else 1000.0
+
+    @property
+    def rmse_label(self) -> str:
+        """The RMSE column's name, with its unit ("RMSE ms", "RMSE instructions")."""
+        timing = self.chosen.timing
+        return f"RMSE {TIMING_UNITS[timing] if is_counted(timing) else 'ms'}"
+
     def to_markdown(self) -> str:
         stored, fresh = self.chosen.fitted_on
         m = self.chosen.metrics
+        timing = self.chosen.timing
+        unit = TIMING_UNITS[timing] if is_counted(timing) else "seconds"
+        digits = 0 if is_counted(timing) else 2
         header = (
-            f"Calibration of {stored} (stored) against {fresh} (fresh), {self.chosen.timing} "
-            f"time: {m.triples} triples over {m.problems} problems, leave-one-problem-out.\n\n"
-            "| map | formula (s in seconds) | R²_CV | RMSE ms | Spearman before → after | "
-            "within-problem Spearman before → after | mean / max abs bias |\n"
+            f"Calibration of {stored} (stored) against {fresh} (fresh), "
+            f"{describe_timing(timing)}: {m.triples} triples over {m.problems} problems, "
+            "leave-one-problem-out.\n\n"
+            f"| map | formula (s in {unit}) | R²_CV | {self.rmse_label} | Spearman before → "
+            "after | within-problem Spearman before → after | mean / max abs bias |\n"
             "| --- | --- | --- | --- | --- | --- | --- |\n"
         )
         lines = [
             f"| {'**' + r['map'] + '** (chosen)' if r['chosen'] else r['map']} | {r['formula']} "
-            f"| {r['r2_cv']:.4f} | {r['rmse_cv_ms']:.2f} "
+            f"| {r['r2_cv']:.4f} | {r['rmse_cv']:.{digits}f} "
             f"| {r['spearman_before']:.3f} → {r['spearman_after']:.3f} "
             f"| {r['within_before']:.3f} → {r['within_after']:.3f} "
             f"| {r['mean_abs_bias']:.1%} / {r['max_abs_bias']:.1%} |"
@@ -337,7 +367,8 @@ def calibrate(
     stored: Campaign, fresh: Campaign, *, timing: TimingMetric = "cpu"
 ) -> CalibrationReport:
     """Fit all four maps stored → fresh, cross-validate each leaving one problem out, and
-    choose the best R²_CV (ties within ``TIE_R2``: fewer parameters)."""
+    choose the best R²_CV (ties within ``TIE_R2``: fewer parameters). With a counted
+    ``timing`` both campaigns must hold its counts; between machines the map is ~identity."""
     pairs = pair_campaigns(stored, fresh, timing=timing)
     maps, held_out = {}, {}
     for kind in KINDS:
@@ -363,6 +394,105 @@ def choose(maps: list[CalibrationMap]) -> CalibrationMap:
 
 
 # --------------------------------------------------------------------------------------------
+# The exchange rate between a count and a CPU second, on this machine
+
+MIN_RATE_CPU_S = 1e-3
+"""Triples whose median native CPU time is below this are left out of a count-rate fit: at a
+millisecond the clock's resolution and the sandbox's own overhead are a large share of it."""
+
+
+class CountRate(BaseModel):
+    """A fitted exchange rate: counts of ``timing`` per CPU second on the machine that measured
+    ``fitted_on`` (``per_second = exp(median log(count / cpu_s))`` over the triples). Counts
+    are the same on every machine for one Python build; this rate is not: it is the machine's
+    speed. Use it only where a limit given in seconds must meet a count
+    (``seconds_as(limit_s, timing, per_second=rate.per_second)``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    timing: TimingMetric
+    per_second: float
+    """Counts per CPU second: the median of the triples' ratios (robust to a noisy triple)."""
+    log_spread: float
+    """The robust std of log(count / cpu_s) over the triples (1.4826 × its median absolute
+    deviation): 0.1 means a typical triple's own rate is ~10 % off ``per_second``."""
+    points: int
+    """Triples the fit used (one per (problem, test, reference): median over its reruns)."""
+    fitted_on: list[str] = Field(default_factory=list)
+    """The campaign ids the points came from."""
+
+    def seconds_as(self, seconds: float) -> float:
+        """``seconds`` of CPU on this machine as a count at this rate."""
+        return seconds_as(seconds, self.timing, self.per_second)
+
+    def describe(self) -> str:
+        return (
+            f"{self.per_second:.4g} {TIMING_UNITS[self.timing]} per CPU second "
+            f"(±{self.log_spread:.1%} in log space over {self.points} triples)"
+        )
+
+
+def rate_points(
+    measurements: Iterable[Measurement], timing: TimingMetric, *, min_cpu_s: float = MIN_RATE_CPU_S
+) -> tuple[np.ndarray, np.ndarray]:
+    """(counts, cpu seconds) of every triple with a passing rerun that has both: the median
+    over its passing reruns of each (a count is the same on every rerun; the CPU time is not).
+    Triples under ``min_cpu_s`` are left out."""
+    counts, seconds = [], []
+    for m in measurements:
+        both = [
+            (c, t)
+            for status, c, t in zip(m.statuses, m.values(timing), m.cpu_s, strict=True)
+            if status is Status.SUCCESS and math.isfinite(c) and c > 0 and t > 0
+        ]
+        if not both:
+            continue
+        count, cpu = (float(np.median(column)) for column in zip(*both, strict=True))
+        if cpu >= min_cpu_s:
+            counts.append(count)
+            seconds.append(cpu)
+    return np.array(counts, dtype=float), np.array(seconds, dtype=float)
+
+
+def fit_count_rate(
+    source: Campaign | Iterable[Measurement],
+    timing: TimingMetric | None = None,
+    *,
+    min_cpu_s: float = MIN_RATE_CPU_S,
+) -> CountRate:
+    """Fit counts per CPU second from measurements that hold both (a counted campaign does: its
+    native run's CPU time and the count of the same test). Robust: the median of the per-triple
+    ratios, with the robust spread of their logarithms. ``timing`` defaults to a campaign's own;
+    a DataError (one line) when no triple has both a count and a CPU time."""
+    if isinstance(source, Campaign):
+        timing = timing or source.timing
+        measurements, fitted_on = source.measurements, [source.id]
+    else:
+        measurements, fitted_on = list(source), []
+    timing = timing or "instructions"
+    if not is_counted(timing):
+        raise ExecrlError(f"a count rate is fitted for a counted timing, not {timing!r}")
+    counts, cpu = rate_points(measurements, timing, min_cpu_s=min_cpu_s)
+    if counts.size == 0:
+        where = f"campaign {fitted_on[0]}" if fitted_on else "these measurements"
+        raise DataError(
+            f"{where}: no passing test with both a {timing} count and a CPU time of at least "
+            f"{min_cpu_s * 1000:g} ms; fit the rate on a campaign run with `execrl timing "
+            f"campaign --timing {timing}`"
+        )
+    logs = np.log(counts / cpu)
+    centre = float(np.median(logs))
+    spread = 1.4826 * float(np.median(np.abs(logs - centre)))
+    return CountRate(
+        timing=timing,
+        per_second=math.exp(centre),
+        log_spread=spread,
+        points=int(counts.size),
+        fitted_on=fitted_on,
+    )
+
+
+# --------------------------------------------------------------------------------------------
 # Saving maps in the store
 
 
@@ -374,12 +504,15 @@ def calibration_path(store: DurationStore, name: str) -> Path:
 
 def save_calibration(store: DurationStore, cmap: CalibrationMap, name: str) -> Path:
     """Write ``cmap`` as ``<store>/calibrations/<name>.json`` (replacing one of that name)."""
-    path = calibration_path(store, name)
+    return _write_json(calibration_path(store, name), cmap, "calibration map")
+
+
+def _write_json(path: Path, model: BaseModel, what: str) -> Path:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(cmap.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        path.write_text(model.model_dump_json(indent=2) + "\n", encoding="utf-8")
     except OSError as exc:
-        raise ExecrlError(f"{path}: cannot save the calibration map ({exc})") from None
+        raise ExecrlError(f"{path}: cannot save the {what} ({exc})") from None
     return path
 
 
@@ -396,3 +529,29 @@ def load_calibration(store: DurationStore, name: str) -> CalibrationMap:
         return CalibrationMap.model_validate_json(path.read_text(encoding="utf-8"))
     except (OSError, ValidationError) as exc:
         raise ExecrlError(f"{path}: not a calibration map ({str(exc).splitlines()[0]})") from None
+
+
+def rate_path(store: DurationStore, name: str) -> Path:
+    """Where a count rate named ``name`` lives: ``<store>/calibrations/rates/<name>.json``."""
+    return calibration_path(store, name).parent / "rates" / f"{name}.json"
+
+
+def save_count_rate(store: DurationStore, rate: CountRate, name: str) -> Path:
+    """Write ``rate`` as ``<store>/calibrations/rates/<name>.json`` (replacing one of that
+    name); ``execrl timing campaign --timing instructions`` saves one under the campaign id."""
+    return _write_json(rate_path(store, name), rate, "count rate")
+
+
+def load_count_rate(store: DurationStore, name: str) -> CountRate:
+    """The count rate saved as ``name``; ExecrlError naming the saved ones if there is none."""
+    path = rate_path(store, name)
+    if not path.is_file():
+        have = sorted(p.stem for p in path.parent.glob("*.json"))
+        raise ExecrlError(
+            f"no count rate {name!r} in {path.parent} (have: {', '.join(have) or 'none'}); "
+            "run `execrl timing campaign --timing instructions` to measure one"
+        )
+    try:
+        return CountRate.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValidationError) as exc:
+        raise ExecrlError(f"{path}: not a count rate ({str(exc).splitlines()[0]})") from None

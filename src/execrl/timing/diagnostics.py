@@ -1,12 +1,17 @@
-"""How noisy is a campaign? Pure functions over a Campaign, CPU and wall time side by side.
+"""How noisy is a campaign? Pure functions over a Campaign, CPU and wall time side by side, and
+the campaign's count beside them when it was run with a counted timing (``instructions`` or
+``cycles_estimate``: the ``*_count`` fields, named by ``NoiseReport.counted``).
 
 Every number here comes from the reruns a campaign keeps per (problem, test, reference)
-(``Measurement.cpu_s`` / ``wall_s``). A rerun that timed out counts at the cap (spec §1); a
-rerun that failed or was inconclusive gives no duration and is left out. Standard deviations
-are sample standard deviations (ddof = 1) and need at least two reruns; NaN otherwise.
+(``Measurement.cpu_s`` / ``wall_s``, and its counts). Counts are in their own unit
+(``TIMING_UNITS``), never seconds; a count that is the same on every rerun has std and CV 0.
+A rerun that timed out counts at the cap (spec §1; for a count, the cap at a count rate:
+``seconds_as``); a rerun that failed or was inconclusive gives no duration and is left out.
+Standard deviations are sample standard deviations (ddof = 1) and need at least two reruns;
+NaN otherwise.
 
-- **per test**: over each reference's reruns on the test, the std (seconds) and the
-  coefficient of variation CV = std / mean; summarised per test as the mean over its
+- **per test**: over each reference's reruns on the test, the std (seconds, or a count) and
+  the coefficient of variation CV = std / mean; summarised per test as the mean over its
   references (and the largest CV).
 - **per solution**: the solution's score in rerun ``i`` is its mean per-test percentile (spec
   §2, via ``per_test_percentiles``: its rerun-``i`` duration inserted among the *other*
@@ -34,14 +39,26 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from execrl.envs.operators import per_test_percentiles
+from execrl.sandbox.counting import seconds_as
+from execrl.sandbox.limits import TimingMetric, is_counted
 from execrl.sandbox.records import Status
 from execrl.stats import spearman
-from execrl.timing.store import Campaign, Measurement, TimingMetric
+from execrl.timing.store import Campaign, Measurement
 
 TIMINGS: tuple[TimingMetric, ...] = ("cpu", "wall")
+"""The clock timings every campaign has; a counted campaign adds its count."""
 
 Reruns = dict[str, dict[str, dict[str, np.ndarray]]]
-"""``{problem: {reference: {test: per-rerun seconds (NaN = no duration)}}}``."""
+"""``{problem: {reference: {test: per-rerun durations (NaN = no duration)}}}``."""
+
+
+def field_key(timing: str) -> str:
+    """The suffix of ``timing``'s fields in these rows: ``cpu``, ``wall`` or ``count``."""
+    return "count" if is_counted(timing) else timing
+
+
+def _unit_suffix(timing: str) -> str:
+    return "" if is_counted(timing) else "_s"
 
 
 class TestNoise(BaseModel):
@@ -61,6 +78,11 @@ class TestNoise(BaseModel):
     cv_wall: float
     cv_wall_max: float
     std_wall_s: float
+    median_count: float | None = None
+    """The counted timing's median (in its unit); None in a campaign without counts."""
+    cv_count: float | None = None
+    cv_count_max: float | None = None
+    std_count: float | None = None
 
 
 class SolutionNoise(BaseModel):
@@ -78,6 +100,10 @@ class SolutionNoise(BaseModel):
     mean_wall: float
     std_wall: float
     range_wall: float
+    mean_count: float | None = None
+    """Scores from the counted timing's durations; None in a campaign without counts."""
+    std_count: float | None = None
+    range_count: float | None = None
 
 
 class VarianceShare(BaseModel):
@@ -103,6 +129,8 @@ class OrderingStability(BaseModel):
     kendall_cpu: float
     spearman_wall: float
     kendall_wall: float
+    spearman_count: float | None = None
+    kendall_count: float | None = None
 
 
 class NoiseReport(BaseModel):
@@ -116,12 +144,21 @@ class NoiseReport(BaseModel):
     solutions: list[SolutionNoise]
     variance: dict[str, VarianceShare]
     ordering: list[OrderingStability]
+    counted: TimingMetric | None = None
+    """The count the ``*_count`` fields hold (``instructions`` or ``cycles_estimate``); None
+    for a campaign timed by a clock only."""
+
+    @property
+    def timings(self) -> tuple[TimingMetric, ...]:
+        """The timings reported: cpu, wall, and the count if there is one."""
+        return TIMINGS + ((self.counted,) if self.counted else ())
 
     def summary(self, timing: TimingMetric) -> dict[str, float]:
         """Headline numbers for one timing metric."""
-        stds = [getattr(s, f"std_{timing}") for s in self.solutions]
-        ranges = [getattr(s, f"range_{timing}") for s in self.solutions]
-        cvs = [getattr(t, f"cv_{timing}") for t in self.tests]
+        k = field_key(timing)
+        stds = [getattr(s, f"std_{k}") for s in self.solutions]
+        ranges = [getattr(s, f"range_{k}") for s in self.solutions]
+        cvs = [getattr(t, f"cv_{k}") for t in self.tests]
         return {
             "test_cv_median": _nanmedian(cvs),
             "solution_std_median": _nanmedian(stds),
@@ -129,8 +166,8 @@ class NoiseReport(BaseModel):
             "solution_std_max": _nanmax(stds),
             "solution_range_mean": _nanmean(ranges),
             "within_share": self.variance[timing].within_share,
-            "spearman": _nanmean([getattr(o, f"spearman_{timing}") for o in self.ordering]),
-            "kendall": _nanmean([getattr(o, f"kendall_{timing}") for o in self.ordering]),
+            "spearman": _nanmean([getattr(o, f"spearman_{k}") for o in self.ordering]),
+            "kendall": _nanmean([getattr(o, f"kendall_{k}") for o in self.ordering]),
         }
 
     def tables(self, *, per_test: bool = True) -> list[tuple[str, list[str], list[list[str]]]]:
@@ -157,7 +194,7 @@ class NoiseReport(BaseModel):
             "ordering Spearman / Kendall",
         ]
         rows = []
-        for timing in TIMINGS:
+        for timing in self.timings:
             s = self.summary(timing)
             rows.append(
                 [
@@ -173,98 +210,95 @@ class NoiseReport(BaseModel):
         return "summary", header, rows
 
     def _ordering_table(self):
-        header = ["problem", "refs", "Spearman cpu", "Kendall cpu", "Spearman wall", "Kendall wall"]
+        header = ["problem", "refs"]
+        header += [f"{c} {t}" for t in self.timings for c in ("Spearman", "Kendall")]
+        keys = [f"{c}_{field_key(t)}" for t in self.timings for c in ("spearman", "kendall")]
         rows = [
-            [
-                o.problem_id,
-                str(o.references),
-                *(_f(getattr(o, f"{c}_{t}"), 3) for t in TIMINGS for c in ("spearman", "kendall")),
-            ]
+            [o.problem_id, str(o.references), *(_f(getattr(o, k), 3) for k in keys)]
             for o in self.ordering
         ]
         return "ordering stability per problem", header, rows
 
     def _solutions_table(self):
-        header = [
-            "problem",
-            "reference",
-            "tests",
-            "mean cpu",
-            "std cpu",
-            "range cpu",
-            "mean wall",
-            "std wall",
-            "range wall",
-        ]
+        header = ["problem", "reference", "tests"]
+        header += [f"{k} {t}" for t in self.timings for k in ("mean", "std", "range")]
+        keys = [f"{k}_{field_key(t)}" for t in self.timings for k in ("mean", "std", "range")]
         rows = [
-            [
-                s.problem_id,
-                s.reference,
-                str(s.tests),
-                *(_f(getattr(s, f"{k}_{t}")) for t in TIMINGS for k in ("mean", "std", "range")),
-            ]
+            [s.problem_id, s.reference, str(s.tests), *(_f(getattr(s, k)) for k in keys)]
             for s in self.solutions
         ]
         return "mean-percentile score per solution across reruns (points)", header, rows
 
     def _tests_table(self):
-        header = [
-            "problem",
-            "test",
-            "refs",
-            "median cpu ms",
-            "CV cpu",
-            "std cpu ms",
-            "median wall ms",
-            "CV wall",
-            "std wall ms",
-        ]
+        header = ["problem", "test", "refs"]
+        for timing in self.timings:
+            unit = "" if is_counted(timing) else " ms"  # (a count's name is its unit)
+            header += [f"median {timing}{unit}", f"CV {timing}", f"std {timing}{unit}"]
         rows = [
             [
                 t.problem_id,
                 t.test_id,
                 str(t.references),
-                _f(1000 * t.median_cpu_s, 1),
-                _f(t.cv_cpu, 3),
-                _f(1000 * t.std_cpu_s, 2),
-                _f(1000 * t.median_wall_s, 1),
-                _f(t.cv_wall, 3),
-                _f(1000 * t.std_wall_s, 2),
+                *(cell for timing in self.timings for cell in _test_cells(t, timing)),
             ]
             for t in self.tests
         ]
         return "rerun noise per test (mean over its references)", header, rows
 
 
+def _test_cells(t: TestNoise, timing: str) -> list[str]:
+    """Median, CV and std of one test under one timing: seconds shown in ms, counts whole."""
+    k, u = field_key(timing), _unit_suffix(timing)
+    median, cv, std = getattr(t, f"median_{k}{u}"), getattr(t, f"cv_{k}"), getattr(t, f"std_{k}{u}")
+    if is_counted(timing):
+        return [_count(median), _f(cv, 3), _count(std)]
+    return [_f(1000 * median, 1), _f(cv, 3), _f(1000 * std, 2)]
+
+
 # --------------------------------------------------------------------------------------------
 # The diagnostics
 
 
-def diagnose(campaign: Campaign, *, cap_s: float = 10.0) -> NoiseReport:
-    """Every diagnostic of ``campaign`` (timeouts count at ``cap_s``)."""
-    data = {timing: rerun_durations(campaign.measurements, timing, cap_s) for timing in TIMINGS}
-    scores = {timing: solution_scores(data[timing]) for timing in TIMINGS}
+def diagnose(
+    campaign: Campaign, *, cap_s: float = 10.0, per_second: float | None = None
+) -> NoiseReport:
+    """Every diagnostic of ``campaign`` (timeouts count at ``cap_s``; a count's cap is that at
+    ``per_second`` counts per CPU second, see ``seconds_as``). A counted campaign that holds
+    its counts is reported under its count too."""
+    counted = campaign.timing if _holds_counts(campaign) else None
+    timings = TIMINGS + ((counted,) if counted else ())
+    data = {t: rerun_durations(campaign.measurements, t, cap_s, per_second) for t in timings}
+    scores = {t: solution_scores(data[t]) for t in timings}
     return NoiseReport(
         campaign_id=campaign.id,
         reruns=max((len(m.statuses) for m in campaign.measurements), default=0),
-        tests=per_test_noise(data["cpu"], data["wall"]),
-        solutions=solution_noise(scores["cpu"], scores["wall"]),
-        variance={
-            timing: variance_share(s.points for s in scores[timing].values()) for timing in TIMINGS
-        },
-        ordering=ordering_stability(data["cpu"], data["wall"]),
+        tests=per_test_noise(data),
+        solutions=solution_noise(scores),
+        variance={t: variance_share(s.points for s in scores[t].values()) for t in timings},
+        ordering=ordering_stability(data),
+        counted=counted,
     )
 
 
+def _holds_counts(campaign: Campaign) -> bool:
+    timing = campaign.timing
+    return is_counted(timing) and any(m.has(timing) for m in campaign.measurements)
+
+
 def rerun_durations(
-    measurements: Iterable[Measurement], timing: TimingMetric, cap_s: float = 10.0
+    measurements: Iterable[Measurement],
+    timing: TimingMetric,
+    cap_s: float = 10.0,
+    per_second: float | None = None,
 ) -> Reruns:
-    """Per-rerun durations; a timed-out rerun at ``cap_s``, any other non-success NaN."""
+    """Per-rerun durations in ``timing``'s unit; a timed-out rerun at the cap (``cap_s``, as a
+    count at ``per_second``), any other non-success (or a success without a count) NaN."""
+    cap = seconds_as(cap_s, timing, per_second)
     out: Reruns = {}
     for m in measurements:
         values = [
-            cap_s if s is Status.TIMEOUT else d if s is Status.SUCCESS else math.nan
-            for s, d in zip(m.statuses, getattr(m, f"{timing}_s"), strict=True)
+            cap if s is Status.TIMEOUT else d if s is Status.SUCCESS else math.nan
+            for s, d in zip(m.statuses, m.values(timing), strict=True)
         ]
         out.setdefault(m.problem_id, {}).setdefault(m.reference, {})[m.test_id] = np.array(values)
     return out
@@ -280,22 +314,31 @@ def rerun_cv(values: np.ndarray) -> tuple[float, float]:
     return std, (std / mean if mean > 0 else math.nan)
 
 
-def per_test_noise(cpu: Reruns, wall: Reruns) -> list[TestNoise]:
-    """One row per (problem, test): rerun std and CV, mean over the test's references."""
+def per_test_noise(data: dict[str, Reruns]) -> list[TestNoise]:
+    """One row per (problem, test): rerun std and CV per timing of ``data`` (``cpu`` and
+    ``wall``, and a count), mean over the test's references."""
+    cpu = data["cpu"]
     rows = []
     for pid in sorted(cpu):
         for tid in sorted({t for tests in cpu[pid].values() for t in tests}):
             row = {}
-            for timing, data in (("cpu", cpu), ("wall", wall)):
-                runs = [tests[tid] for tests in data[pid].values() if tid in tests]
-                stds, cvs = zip(*(rerun_cv(r) for r in runs), strict=True)
-                row[f"median_{timing}_s"] = _nanmedian(_median(r) for r in runs)
-                row[f"std_{timing}_s"] = _nanmean(stds)
-                row[f"cv_{timing}"] = _nanmean(cvs)
-                row[f"cv_{timing}_max"] = _nanmax(cvs)
+            for timing, reruns in data.items():
+                row |= _test_noise(reruns[pid], tid, timing)
             references = sum(tid in tests for tests in cpu[pid].values())
             rows.append(TestNoise(problem_id=pid, test_id=tid, references=references, **row))
     return rows
+
+
+def _test_noise(refs: dict[str, dict[str, np.ndarray]], tid: str, timing: str) -> dict:
+    k, u = field_key(timing), _unit_suffix(timing)
+    runs = [tests[tid] for tests in refs.values() if tid in tests]
+    stds, cvs = zip(*(rerun_cv(r) for r in runs), strict=True)
+    return {
+        f"median_{k}{u}": _nanmedian(_median(r) for r in runs),
+        f"std_{k}{u}": _nanmean(stds),
+        f"cv_{k}": _nanmean(cvs),
+        f"cv_{k}_max": _nanmax(cvs),
+    }
 
 
 class Scored(NamedTuple):
@@ -331,19 +374,18 @@ def solution_scores(data: Reruns) -> dict[tuple[str, str], Scored]:
     return out
 
 
-def solution_noise(
-    cpu: dict[tuple[str, str], Scored], wall: dict[tuple[str, str], Scored]
-) -> list[SolutionNoise]:
-    """One row per solution: mean, std and range of its scores over reruns, CPU and wall."""
+def solution_noise(scores: dict[str, dict[tuple[str, str], Scored]]) -> list[SolutionNoise]:
+    """One row per solution scored under every timing of ``scores``: mean, std and range of
+    its scores over reruns."""
     rows = []
-    for pid, ref in sorted(cpu.keys() & wall.keys()):
+    for pid, ref in sorted(set.intersection(*(set(s) for s in scores.values()))):
         row = {}
-        for timing, scored in (("cpu", cpu[pid, ref]), ("wall", wall[pid, ref])):
-            p = scored.points
-            row[f"mean_{timing}"] = float(p.mean())
-            row[f"std_{timing}"] = float(p.std(ddof=1)) if p.size > 1 else math.nan
-            row[f"range_{timing}"] = float(p.max() - p.min())
-        tests, reruns = cpu[pid, ref].tests, cpu[pid, ref].points.size
+        for timing, scored in scores.items():
+            p, k = scored[pid, ref].points, field_key(timing)
+            row[f"mean_{k}"] = float(p.mean())
+            row[f"std_{k}"] = float(p.std(ddof=1)) if p.size > 1 else math.nan
+            row[f"range_{k}"] = float(p.max() - p.min())
+        tests, reruns = scores["cpu"][pid, ref].tests, scores["cpu"][pid, ref].points.size
         rows.append(SolutionNoise(problem_id=pid, reference=ref, tests=tests, reruns=reruns, **row))
     return rows
 
@@ -366,13 +408,15 @@ def variance_share(scores: Iterable[np.ndarray]) -> VarianceShare:
     )
 
 
-def ordering_stability(cpu: Reruns, wall: Reruns) -> list[OrderingStability]:
+def ordering_stability(data: dict[str, Reruns]) -> list[OrderingStability]:
+    """One row per problem: its ordering stability under every timing of ``data``."""
     rows = []
+    cpu = data["cpu"]
     for pid in sorted(cpu):
         values = {}
-        for timing, data in (("cpu", cpu), ("wall", wall)):
-            sp, kd = problem_orderings(data[pid])
-            values[f"spearman_{timing}"], values[f"kendall_{timing}"] = sp, kd
+        for timing, reruns in data.items():
+            k = field_key(timing)
+            values[f"spearman_{k}"], values[f"kendall_{k}"] = problem_orderings(reruns[pid])
         rows.append(OrderingStability(problem_id=pid, references=len(cpu[pid]), **values))
     return rows
 
@@ -440,5 +484,10 @@ def _nanmax(values: Iterable[float]) -> float:
     return max(v) if v else math.nan
 
 
-def _f(value: float, digits: int = 2) -> str:
+def _f(value: float | None, digits: int = 2) -> str:
     return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
+
+
+def _count(value: float | None) -> str:
+    """A count in whole units with thousands separators (never with "s")."""
+    return "—" if value is None or not math.isfinite(value) else f"{value:,.0f}"

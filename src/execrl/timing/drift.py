@@ -19,6 +19,11 @@ of the machine's speed moves every test together and still leaves it). Default s
 each of 3 problems of the stored campaign, its fastest and its slowest correct reference (by
 total stored duration), so both ends of the duration range are watched.
 
+Counts (a map fitted with ``timing="instructions"`` or ``"cycles_estimate"``) drift only when
+the interpreter, the references or the counting itself change, not with the machine's speed or
+load: their band is near 0 wide, so any change of the build shows. The sentinels are rerun
+counted, which needs a working Valgrind (a ConfigError before anything runs otherwise).
+
 Not guaranteed: a drift smaller than the band is not reported, and a sentinel whose reruns
 all fail now is reported as missing (``ratio`` NaN, not drifted) — fix it or pick another.
 """
@@ -34,10 +39,12 @@ from pydantic import BaseModel, ConfigDict
 
 from execrl.errors import ExecrlError
 from execrl.problems.models import Problem, ReferenceLabel, TestGroup
+from execrl.sandbox.counting import require_valgrind
 from execrl.sandbox.executor import LocalExecutor
+from execrl.sandbox.limits import TimingMetric, is_counted
 from execrl.timing.calibration import CalibrationMap, pair_campaigns
 from execrl.timing.diagnostics import markdown_table
-from execrl.timing.store import Campaign, DurationStore, TimingMetric, run_campaign, triples
+from execrl.timing.store import Campaign, DurationStore, describe_timing, run_campaign, triples
 
 DEFAULT_K = 3.0
 Sentinel = tuple[str, str]
@@ -98,7 +105,7 @@ class DriftReport(BaseModel):
         low, high = self.band_ratio
         verdict = "DRIFTED" if self.drifted else "within the band"
         return (
-            f"{self.timing} time, band fresh/predicted ∈ [{low:.3f}, {high:.3f}]\n\n"
+            f"{describe_timing(self.timing)}, band fresh/predicted ∈ [{low:.3f}, {high:.3f}]\n\n"
             + markdown_table(*self.table())
             + f"\n\nVerdict: **{verdict}**.\n"
         )
@@ -205,12 +212,20 @@ def check_drift(
     timing: TimingMetric = "cpu",
     progress: bool = False,
 ) -> DriftReport:
-    """Rerun the sentinels now (on the tests ``stored`` has for them) and compare."""
+    """Rerun the sentinels now (on the tests ``stored`` has for them, with ``timing``: counted
+    if it is a count) and compare."""
+    if is_counted(timing):
+        require_valgrind()  # (before the sandbox starts)
     sentinels = list(sentinels or default_sentinels(stored, timing=timing))
     subset = sentinel_problems(problems, stored, sentinels)
     with LocalExecutor(workers=1, reserve_host_core=True) as executor:
         fresh = run_campaign(
-            subset, executor, reruns=reruns, note="drift sentinels", progress=progress
+            subset,
+            executor,
+            reruns=reruns,
+            note="drift sentinels",
+            progress=progress,
+            timing=timing,
         )
     return compare_sentinels(stored, fresh, calibration, band_log, sentinels, timing=timing)
 

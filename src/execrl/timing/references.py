@@ -1,5 +1,6 @@
 """Measure the reference pool H(x): run every correct reference on the optimization tests and
-store its per-test durations in ``Reference.durations_s`` (spec §1)."""
+store its per-test durations in ``Reference.durations_s`` (spec §1): seconds, or with a counted
+timing (``instructions``, ``cycles_estimate``) the count of each passing test."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import statistics
 from collections.abc import Sequence
 
 from execrl.problems.models import Problem, ReferenceLabel
+from execrl.sandbox.counting import require_valgrind, seconds_as
 from execrl.sandbox.executor import ExecutionRequest
-from execrl.sandbox.limits import ExecutionOptions, Limits
-from execrl.sandbox.records import ExecutionRecord, Status
+from execrl.sandbox.limits import ExecutionOptions, Limits, TimingMetric, is_counted
+from execrl.sandbox.records import ExecutionRecord, Status, TestResult
 
 
 def measure_reference_durations(
@@ -17,14 +19,19 @@ def measure_reference_durations(
     executor,
     *,
     repeats: int = 1,
-    timing: str = "cpu",
+    timing: TimingMetric = "cpu",
     cap_s: float | None = None,
     progress: bool = True,
+    per_second: float | None = None,
 ) -> tuple[list[Problem], list[ExecutionRecord]]:
     """Problems whose correct references carry fresh ``durations_s`` (the median over
     ``repeats`` on each optimization test), and the records they came from. A test a
     reference did not pass gets no duration there (it is missing from D_t, not slow); a
-    timeout is stored at the cap."""
+    timeout is stored at the cap (for a count: the cap at ``per_second`` counts per CPU
+    second, ``seconds_as``). A counted timing without a working Valgrind is a ConfigError
+    before anything runs."""
+    if is_counted(timing):
+        require_valgrind()
     requests, owners = [], []
     for i, problem in enumerate(problems):
         limits = Limits(timeout_s=cap_s or problem.time_limit_s, memory_mb=problem.memory_limit_mb)
@@ -49,12 +56,9 @@ def measure_reference_durations(
         durations = {}
         for result in record.results:
             if result.status is Status.SUCCESS:
-                values = [getattr(r, f"{timing}_s") for r in result.repeats] or [
-                    result.duration_s(timing)
-                ]
-                durations[result.test_id] = statistics.median(values)
+                durations[result.test_id] = _passed_duration(result, timing)
             elif result.status is Status.TIMEOUT:
-                durations[result.test_id] = cap
+                durations[result.test_id] = seconds_as(cap, timing, per_second)
         stored.setdefault(i, {})[name] = durations
     updated = []
     for i, problem in enumerate(problems):
@@ -66,3 +70,12 @@ def measure_reference_durations(
         ]
         updated.append(problem.model_copy(update={"references": refs}))
     return updated, records
+
+
+def _passed_duration(result: TestResult, timing: TimingMetric) -> float:
+    """A passing test's duration: the median over its repeats' clock, or its count (one
+    counted run: a count does not vary)."""
+    if is_counted(timing):
+        return result.duration_s(timing)
+    values = [getattr(r, f"{timing}_s") for r in result.repeats] or [result.duration_s(timing)]
+    return statistics.median(values)

@@ -2,9 +2,9 @@
 
 Sections (each only when its input is given):
 
-- **noise** (always): the per-solution rerun std of the mean percentile, CPU vs wall, and the
-  per-test rerun CV against the test's median duration; then every table of
-  ``diagnostics.diagnose``.
+- **noise** (always): the per-solution rerun std of the mean percentile, CPU vs wall (and the
+  count of a counted campaign), and the per-test rerun CV against the test's median duration
+  (a count on its own axis, in its unit); then every table of ``diagnostics.diagnose``.
 - **calibration** (``fresh`` and ``calibration``): stored vs fresh durations before and after
   the map (log-log, with the diagonal), and the residuals log(fresh / Γ(stored)) with the
   ±3σ band the drift monitor uses.
@@ -24,13 +24,24 @@ from pathlib import Path
 import numpy as np
 
 from execrl.report import escape, pyplot, table_html
+from execrl.sandbox.limits import TIMING_UNITS, is_counted
 from execrl.timing.calibration import pair_campaigns
 from execrl.timing.contention import ContentionReport, load_contention
-from execrl.timing.diagnostics import NoiseReport, diagnose
+from execrl.timing.diagnostics import NoiseReport, diagnose, field_key
 from execrl.timing.drift import DEFAULT_K
-from execrl.timing.store import Campaign
+from execrl.timing.store import Campaign, describe_timing
 
-COLORS = {"cpu": "#1f77b4", "wall": "#d62728"}
+COLORS = {
+    "cpu": "#1f77b4",
+    "wall": "#d62728",
+    "instructions": "#2ca02c",
+    "cycles_estimate": "#9467bd",
+}
+
+
+def axis_scale(timing: str) -> tuple[float, str]:
+    """(factor, unit) a plot shows ``timing``'s durations in: seconds as ms, counts as counts."""
+    return (1.0, TIMING_UNITS[timing]) if is_counted(timing) else (1000.0, "ms")
 
 
 def write_report(
@@ -73,7 +84,8 @@ def _header(campaign: Campaign) -> str:
     info = campaign.info
     return (
         f"<h1>Timing report: {_e(campaign.id)}</h1>\n<p>Machine: {_e(info.machine.describe())}"
-        f" · {len(info.problems)} problems · {info.settings.reruns} reruns · "
+        f" · timing {_e(campaign.timing)} · {len(info.problems)} problems · "
+        f"{info.settings.reruns} reruns · "
         f"{len(campaign.measurements)} (problem, test, reference) triples · measured "
         f"{info.created_at:%Y-%m-%d %H:%M} UTC · report written "
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC</p>"
@@ -81,8 +93,10 @@ def _header(campaign: Campaign) -> str:
 
 
 def _noise_section(plt, noise: NoiseReport, out: Path) -> str:
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-    stds = {t: [getattr(s, f"std_{t}") for s in noise.solutions] for t in ("cpu", "wall")}
+    counted = (noise.counted,) if noise.counted else ()
+    fig, axes = plt.subplots(1, 2 + len(counted), figsize=(11 + 5 * len(counted), 4))
+    left = axes[0]
+    stds = {t: [getattr(s, f"std_{field_key(t)}") for s in noise.solutions] for t in noise.timings}
     finite = [v for values in stds.values() for v in values if math.isfinite(v)]
     bins = np.linspace(0, max([*finite, 1.0]), 21)
     for timing, values in stds.items():
@@ -96,14 +110,9 @@ def _noise_section(plt, noise: NoiseReport, out: Path) -> str:
         title="rerun noise per solution",
     )
     left.legend()
-    for timing in ("cpu", "wall"):
-        x = [getattr(t, f"median_{timing}_s") * 1000 for t in noise.tests]
-        y = [getattr(t, f"cv_{timing}") for t in noise.tests]
-        right.scatter(x, y, s=12, alpha=0.6, color=COLORS[timing], label=timing)
-    right.set(
-        xscale="log", xlabel="median duration (ms)", ylabel="rerun CV", title="rerun CV per test"
-    )
-    right.legend()
+    _cv_scatter(axes[1], noise, ("cpu", "wall"))
+    for ax, timing in zip(axes[2:], counted, strict=True):
+        _cv_scatter(ax, noise, (timing,))
     _save(plt, fig, out / "noise.png")
     tables = "\n".join(
         f"<h3>{_e(title)}</h3>\n{_html_table(header, rows)}"
@@ -117,19 +126,33 @@ def _noise_section(plt, noise: NoiseReport, out: Path) -> str:
     )
 
 
+def _cv_scatter(ax, noise: NoiseReport, timings: tuple[str, ...]) -> None:
+    """Rerun CV per test against its median duration, for timings that share a unit."""
+    factor, unit = axis_scale(timings[0])
+    for timing in timings:
+        k = field_key(timing)
+        suffix = "" if is_counted(timing) else "_s"
+        x = [(getattr(t, f"median_{k}{suffix}") or math.nan) * factor for t in noise.tests]
+        y = [getattr(t, f"cv_{k}") for t in noise.tests]
+        ax.scatter(x, y, s=12, alpha=0.6, color=COLORS[timing], label=timing)
+    ax.set(xscale="log", xlabel=f"median ({unit})", ylabel="rerun CV", title="rerun CV per test")
+    ax.legend()
+
+
 def _calibration_section(plt, stored: Campaign, fresh: Campaign, calibration, out: Path) -> str:
     timing = getattr(calibration, "timing", "cpu")
     pairs = pair_campaigns(stored, fresh, timing=timing)
-    s, f = pairs.stored_s * 1000, pairs.fresh_s * 1000  # ms
-    predicted = np.asarray(calibration(pairs.stored_s), dtype=float) * 1000
+    factor, unit = axis_scale(timing)
+    s, f = pairs.stored_s * factor, pairs.fresh_s * factor  # (ms, or the count)
+    predicted = np.asarray(calibration(pairs.stored_s), dtype=float) * factor
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
     for ax, x, title in ((axes[0], s, "before: stored"), (axes[1], predicted, "after: Γ(stored)")):
         ax.scatter(x, f, s=10, alpha=0.6)
         ok = np.concatenate([x[x > 0], f[f > 0]])
         lo, hi = (ok.min(), ok.max()) if ok.size else (1, 10)
         ax.plot([lo, hi], [lo, hi], color="grey", lw=1, ls="--")
-        ax.set(xscale="log", yscale="log", xlabel=f"{title} (ms)", title=title)
-    axes[0].set_ylabel(f"fresh {timing} duration (ms)")
+        ax.set(xscale="log", yscale="log", xlabel=f"{title} ({unit})", title=title)
+    axes[0].set_ylabel(f"fresh {timing} ({unit})")
     _save(plt, fig, out / "calibration.png")
 
     keep = (predicted > 0) & (f > 0)
@@ -143,7 +166,7 @@ def _calibration_section(plt, stored: Campaign, fresh: Campaign, calibration, ou
             ax.axhline(sign * DEFAULT_K * sigma, color=COLORS["wall"], lw=1, ls="--")
     ax.set(
         xscale="log",
-        xlabel="stored duration (ms)",
+        xlabel=f"stored ({unit})",
         ylabel="log(fresh / Γ(stored))",
         title=f"residuals (σ = {sigma:.3f}; dashed: ±{DEFAULT_K:g}σ)",
     )
@@ -158,7 +181,7 @@ def _calibration_section(plt, stored: Campaign, fresh: Campaign, calibration, ou
     )
     return (
         f"<h2>Calibration</h2>\n<p>{_e(stored.id)} (stored) → {_e(fresh.id)} (fresh), "
-        f"{timing} time, {len(pairs)} triples · Γ: {_e(formula)}{_e(figures)}</p>\n"
+        f"{describe_timing(timing)}, {len(pairs)} triples · Γ: {_e(formula)}{_e(figures)}</p>\n"
         '<img src="calibration.png" alt="calibration before and after">\n'
         '<img src="residuals.png" alt="calibration residuals">'
     )

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import os
 import platform
 import random
@@ -34,12 +35,18 @@ from execrl.envs.references import Calibration, ReferencePool
 from execrl.errors import DataError, ExecrlError, UsageError
 from execrl.problems.models import Problem, ReferenceLabel
 from execrl.results import ResultsFile, read_rows
+from execrl.sandbox.counting import require_valgrind, seconds_as
 from execrl.sandbox.executor import ExecutionRequest
-from execrl.sandbox.limits import ExecutionOptions, Limits
-from execrl.sandbox.records import Status
+from execrl.sandbox.limits import TIMING_UNITS, ExecutionOptions, Limits, TimingMetric, is_counted
+from execrl.sandbox.records import Status, TestResult
 
 Aggregate = Literal["median", "mean"]
-TimingMetric = Literal["cpu", "wall"]
+
+
+def describe_timing(timing: str) -> str:
+    """How a report names ``timing``'s durations: "cpu time", "instructions", ... (a count is
+    never called a time)."""
+    return f"{timing} time" if not is_counted(timing) else TIMING_UNITS[timing]
 
 
 class MachineFingerprint(BaseModel):
@@ -79,6 +86,10 @@ class ExecutorSettings(BaseModel):
     reserve_host_core: bool = True
     reruns: int = 1
     shuffled: bool = True
+    timing: TimingMetric = "cpu"
+    """The ``ExecutionOptions.timing`` the references ran with (campaigns stored before counts
+    existed read as ``cpu``). A counted campaign (``instructions``, ``cycles_estimate``) keeps
+    the native run's CPU and wall times too."""
 
 
 class Measurement(BaseModel):
@@ -92,16 +103,43 @@ class Measurement(BaseModel):
     statuses: list[Status]
     cpu_s: list[float]
     wall_s: list[float]
+    instructions: list[int | None] | None = None
+    """Per rerun, in a counted campaign: the instructions the reference executed (None for a
+    rerun that did not pass: only passing tests are counted). None in a campaign timed by a
+    clock, and in campaigns stored before counts existed."""
+    cycles_estimate: list[float | None] | None = None
+    """Per rerun, in a ``cycles_estimate`` campaign: the estimated cycles (as above)."""
+
+    def values(self, timing: TimingMetric = "cpu") -> list[float]:
+        """Every rerun's duration in ``timing``'s unit (``TIMING_UNITS``): seconds, or a count;
+        NaN for a rerun without one (a count of a rerun that did not pass, or a campaign that
+        did not count)."""
+        if not is_counted(timing):
+            return list(getattr(self, f"{timing}_s"))
+        counts = getattr(self, timing)
+        if counts is None:
+            return [math.nan] * len(self.statuses)
+        return [math.nan if c is None else float(c) for c in counts]
+
+    def has(self, timing: TimingMetric) -> bool:
+        """Whether any rerun has a ``timing`` duration (seconds always exist)."""
+        return any(math.isfinite(v) for v in self.values(timing))
 
     def duration(
-        self, timing: TimingMetric = "cpu", aggregate: Aggregate = "median", cap_s: float = 10.0
+        self,
+        timing: TimingMetric = "cpu",
+        aggregate: Aggregate = "median",
+        cap_s: float = 10.0,
+        per_second: float | None = None,
     ) -> float | None:
-        """Aggregate over the successful reruns; a rerun that timed out counts at the cap;
-        None when no rerun succeeded or timed out (the reference is missing here)."""
+        """Aggregate over the successful reruns; a rerun that timed out counts at the cap (for a
+        count, ``cap_s`` at ``per_second`` counts per CPU second: ``seconds_as``); None when no
+        rerun succeeded or timed out (the reference is missing here)."""
+        cap = seconds_as(cap_s, timing, per_second)
         values = [
-            (cap_s if status is Status.TIMEOUT else d)
-            for status, d in zip(self.statuses, getattr(self, f"{timing}_s"), strict=True)
-            if status in (Status.SUCCESS, Status.TIMEOUT)
+            (cap if status is Status.TIMEOUT else d)
+            for status, d in zip(self.statuses, self.values(timing), strict=True)
+            if status is Status.TIMEOUT or (status is Status.SUCCESS and math.isfinite(d))
         ]
         if not values:
             return None
@@ -127,13 +165,32 @@ class Campaign(BaseModel):
     def id(self) -> str:
         return self.info.id
 
+    @property
+    def timing(self) -> TimingMetric:
+        """The timing the campaign was run with (its counts, if counted; seconds always)."""
+        return self.info.settings.timing
+
+    def require(self, timing: TimingMetric) -> None:
+        """A DataError (one line) when ``timing`` is a count this campaign does not hold."""
+        if is_counted(timing) and not any(m.has(timing) for m in self.measurements):
+            raise DataError(
+                f"campaign {self.id} was measured with timing={self.timing} and holds no "
+                f"{timing} counts; measure one with `execrl timing campaign --timing {timing}`"
+            )
+
     def durations(
-        self, timing: TimingMetric = "cpu", aggregate: Aggregate = "median", cap_s: float = 10.0
+        self,
+        timing: TimingMetric = "cpu",
+        aggregate: Aggregate = "median",
+        cap_s: float = 10.0,
+        per_second: float | None = None,
     ) -> dict[str, dict[str, dict[str, float]]]:
-        """``{problem: {reference: {test: seconds}}}`` (triples without a duration left out)."""
+        """``{problem: {reference: {test: duration}}}`` in ``timing``'s unit (triples without
+        a duration left out; a timeout at ``cap_s``, as a count at ``per_second``)."""
+        self.require(timing)
         out: dict[str, dict[str, dict[str, float]]] = {}
         for m in self.measurements:
-            d = m.duration(timing, aggregate, cap_s)
+            d = m.duration(timing, aggregate, cap_s, per_second)
             if d is not None:
                 out.setdefault(m.problem_id, {}).setdefault(m.reference, {})[m.test_id] = d
         return out
@@ -146,19 +203,25 @@ class Campaign(BaseModel):
         timing: TimingMetric = "cpu",
         aggregate: Aggregate = "median",
         calibration: Calibration | None = None,
+        per_second: float | None = None,
     ) -> ReferencePool:
         """The reference pool this campaign gives ``problem``'s optimization tests
-        (sanitised under ``cap_s``, default the problem's limit; calibrated if a map is given)."""
+        (sanitised under ``cap_s``, default the problem's limit, which a count's pool takes
+        at ``per_second``; calibrated if a map is given)."""
         cap = cap_s or problem.time_limit_s
-        stored = self.durations(timing, aggregate, cap).get(problem.id, {})
+        stored = self.durations(timing, aggregate, cap, per_second).get(problem.id, {})
         return ReferencePool.from_mapping(
-            stored, [t.id for t in problem.optimization_tests], cap_s=cap, calibration=calibration
+            stored,
+            [t.id for t in problem.optimization_tests],
+            cap_s=seconds_as(cap, timing, per_second),
+            calibration=calibration,
         )
 
     def with_durations(
         self, problems: Sequence[Problem], timing: TimingMetric = "cpu"
     ) -> list[Problem]:
-        """Copies of ``problems`` whose references carry this campaign's durations."""
+        """Copies of ``problems`` whose references carry this campaign's durations (in
+        ``timing``'s unit: a count for a counted timing)."""
         out = []
         for problem in problems:
             stored = self.durations(timing, cap_s=problem.time_limit_s).get(problem.id, {})
@@ -186,6 +249,7 @@ def run_campaign(
     on_pass: Callable[[int], None] | None = None,
     journal: str | Path | None = None,
     resume: bool = False,
+    timing: TimingMetric = "cpu",
 ) -> Campaign:
     """Run every correct reference on its problem's optimization tests ``reruns`` times — each
     rerun a full shuffled pass over all (problem, reference) pairs, so slow drift and
@@ -195,7 +259,14 @@ def run_campaign(
 
     With a ``journal`` file, every run is appended to it as it finishes, so an interrupted
     campaign keeps them; ``resume`` reads the journal back (same problems and settings) and
-    runs only what is missing, in the same shuffled order."""
+    runs only what is missing, in the same shuffled order.
+
+    With a counted ``timing`` (``instructions``, ``cycles_estimate``) every passing test is
+    also counted under Valgrind, and the campaign keeps each rerun's count beside the native
+    run's CPU and wall times (what ``calibration.fit_count_rate`` fits); without a working
+    Valgrind it is a ConfigError before anything runs."""
+    if is_counted(timing):
+        require_valgrind()
     if reruns < 1:
         raise UsageError(f"reruns must be >= 1, got {reruns}")
     if max_tests is not None and max_tests < 1:
@@ -218,6 +289,7 @@ def run_campaign(
         "max_tests": max_tests,
         "seed": seed,
         "note": note,
+        "timing": timing,
     }
     runs: list[dict] = []
     out = None
@@ -240,7 +312,7 @@ def run_campaign(
                     ref.code,
                     tests=tests_of[p.id],
                     limits=Limits(timeout_s=p.time_limit_s, memory_mb=p.memory_limit_mb),
-                    options=ExecutionOptions(repeats=1),
+                    options=ExecutionOptions(repeats=1, timing=timing),
                     program_name=ref.name,
                 )
                 for p, ref in order
@@ -252,9 +324,7 @@ def run_campaign(
                     "rerun": rerun,
                     "problem_id": record.problem_id,
                     "reference": record.program_name,
-                    "results": [
-                        [r.test_id, r.status.value, r.cpu_s, r.wall_s] for r in record.results
-                    ],
+                    "results": [_result_row(r, timing) for r in record.results],
                 }
                 runs.append(run)
                 if out is not None:
@@ -265,6 +335,15 @@ def run_campaign(
         if out is not None:
             out.close()
     return _campaign(header, runs, machine, executor)
+
+
+def _result_row(result: TestResult, timing: TimingMetric) -> list:
+    """One test of one run in the journal: ``[test, status, cpu_s, wall_s]``, and in a counted
+    campaign its ``instructions`` and ``cycles_estimate`` (null where not counted)."""
+    row = [result.test_id, result.status.value, result.cpu_s, result.wall_s]
+    if is_counted(timing):
+        row += [result.instructions, result.cycles_estimate]
+    return row
 
 
 def _run_key(row: dict) -> tuple:
@@ -279,10 +358,10 @@ def _resumed(path: Path, header: dict) -> tuple[dict, list[dict]]:
     rows = read_rows(path)
     if not rows or rows[0].get("kind") != "header":
         raise DataError(f"{path}: not a campaign journal (no header line); delete it")
-    stored = rows[0]
+    stored = {"timing": "cpu", **rows[0]}  # (journals from before counts: cpu)
     differ = [
         f"{key}={stored.get(key)!r}"
-        for key in ("problems", "reruns", "max_tests", "seed")
+        for key in ("problems", "reruns", "max_tests", "seed", "timing")
         if stored.get(key) != header[key]
     ]
     if differ:
@@ -295,20 +374,14 @@ def _resumed(path: Path, header: dict) -> tuple[dict, list[dict]]:
 
 
 def _campaign(header: dict, runs: list[dict], machine: MachineFingerprint, executor) -> Campaign:
-    collected: dict[tuple[str, str, str], list] = {}
+    timing = header.get("timing", "cpu")
+    collected: dict[tuple[str, str, str], list[tuple]] = {}
     for run in sorted(runs, key=lambda r: r["rerun"]):  # (stable: each rerun's own order)
-        for test_id, status, cpu_s, wall_s in run["results"]:
+        for test_id, status, *values in run["results"]:
             key = (run["problem_id"], test_id, run["reference"])
-            collected.setdefault(key, []).append((Status(status), cpu_s, wall_s))
+            collected.setdefault(key, []).append((Status(status), *values))
     measurements = [
-        Measurement(
-            problem_id=pid,
-            test_id=tid,
-            reference=ref,
-            statuses=[s for s, _, _ in values],
-            cpu_s=[c for _, c, _ in values],
-            wall_s=[w for _, _, w in values],
-        )
+        _measurement(pid, tid, ref, values, timing)
         for (pid, tid, ref), values in sorted(collected.items())
     ]
     created = datetime.fromisoformat(header["created_at"])
@@ -320,11 +393,32 @@ def _campaign(header: dict, runs: list[dict], machine: MachineFingerprint, execu
             isolation=list(getattr(executor, "isolation", [])),
             workers=getattr(executor, "workers", 1),
             reruns=header["reruns"],
+            timing=timing,
         ),
         problems=header["problems"],
         note=header["note"],
     )
     return Campaign(info=info, measurements=measurements)
+
+
+def _measurement(pid: str, tid: str, ref: str, reruns: list[tuple], timing: str) -> Measurement:
+    """A triple's reruns ``(status, cpu_s, wall_s[, instructions, cycles_estimate])`` as a
+    Measurement: counts kept for a counted timing (estimated cycles for that timing only)."""
+    column = list(zip(*reruns, strict=True))
+    counts = {}
+    if is_counted(timing):
+        counts["instructions"] = list(column[3])
+        if timing == "cycles_estimate":
+            counts["cycles_estimate"] = list(column[4])
+    return Measurement(
+        problem_id=pid,
+        test_id=tid,
+        reference=ref,
+        statuses=list(column[0]),
+        cpu_s=list(column[1]),
+        wall_s=list(column[2]),
+        **counts,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -429,11 +523,13 @@ def _cpu_model() -> str:
 
 
 def triples(campaign: Campaign, timing: TimingMetric = "cpu") -> Iterable[tuple]:
-    """(problem, test, reference, [per-rerun durations of successful reruns])."""
+    """(problem, test, reference, [per-rerun durations of successful reruns]), in ``timing``'s
+    unit (a DataError when it is a count the campaign does not hold)."""
+    campaign.require(timing)
     for m in campaign.measurements:
         values = [
             d
-            for s, d in zip(m.statuses, getattr(m, f"{timing}_s"), strict=True)
-            if s is Status.SUCCESS
+            for s, d in zip(m.statuses, m.values(timing), strict=True)
+            if s is Status.SUCCESS and math.isfinite(d)
         ]
         yield m.problem_id, m.test_id, m.reference, values
