@@ -93,3 +93,9 @@ def format_duration(value: float, timing: str) -> str:
         return f"{value:.3f} s"
     shown = f"{value:,.0f}" if abs(value) < 1e12 else f"{value:.3g}"
     return f"{shown} {TIMING_UNITS[timing]}"
+
+
+def describe_timing(timing: str) -> str:
+    """How a report names ``timing``'s durations: "cpu time", "wall time", "instructions",
+    "cycles" (a count is never called a time)."""
+    return TIMING_UNITS[timing] if is_counted(timing) else f"{timing} time"

@@ -15,7 +15,6 @@ from __future__ import annotations
 import random
 import time
 from datetime import UTC, datetime
-from typing import Literal
 
 from execrl.errors import ExecrlError, UsageError
 from execrl.evaluate.folder import (
@@ -30,8 +29,9 @@ from execrl.evaluate.folder import (
 )
 from execrl.problems.models import Problem, ReferenceLabel
 from execrl.results import ResultsFile
+from execrl.sandbox.counting import require_valgrind
 from execrl.sandbox.executor import ExecutionRequest
-from execrl.sandbox.limits import ExecutionOptions, Limits
+from execrl.sandbox.limits import ExecutionOptions, Limits, TimingMetric, is_counted
 from execrl.sandbox.protocol import Executor
 from execrl.sandbox.records import program_sha256
 from execrl.timing.store import MachineFingerprint
@@ -43,7 +43,7 @@ def campaign_requests(
     *,
     cap_s: float | None = None,
     repeats: int = 1,
-    timing: Literal["cpu", "wall"] = "cpu",
+    timing: TimingMetric = "cpu",
 ) -> list[tuple[ManifestEntry, ExecutionRequest]]:
     """One request per sample (all of its problem's tests, under the hard cap, no early stop)
     and one per correct reference (the optimization tests), in that order, unshuffled."""
@@ -102,7 +102,7 @@ def run_campaign(
     seed: int = 0,
     cap_s: float | None = None,
     repeats: int = 1,
-    timing: Literal["cpu", "wall"] = "cpu",
+    timing: TimingMetric = "cpu",
     max_optimization_tests: int | None = None,
     progress: bool = True,
     resume: bool = False,
@@ -117,6 +117,8 @@ def run_campaign(
         raise UsageError(f"repeats must be >= 1, got {repeats}")
     if max_optimization_tests is not None and max_optimization_tests < 1:
         raise UsageError(f"max_optimization_tests must be >= 1, got {max_optimization_tests}")
+    if is_counted(timing):
+        require_valgrind()  # before anything is written or run
     settings = {
         "seed": seed,
         "cap_s": cap_s,

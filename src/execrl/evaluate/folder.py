@@ -30,6 +30,7 @@ from execrl.errors import DataError, ExecrlError, UsageError
 from execrl.problems.io import BUNDLED, load_problem, load_problems, select_problems
 from execrl.problems.models import Problem, TestGroup
 from execrl.results import read_rows
+from execrl.sandbox.limits import TimingMetric
 from execrl.sandbox.records import ExecutionRecord, save_records
 
 EVAL_FILE = "eval.json"
@@ -78,7 +79,9 @@ class CampaignInfo(_Model):
     cap_s: float | None
     """The hard cap every test ran under; None = each problem's own time limit."""
     repeats: int
-    timing: Literal["cpu", "wall"]
+    timing: TimingMetric
+    """How durations were measured (``ExecutionOptions.timing``): a clock, or a count (the
+    records then keep the native CPU and wall times too)."""
     workers: int
     max_optimization_tests: int | None = None
     """When set, only this many optimization tests per problem (smallest inputs) were run."""

@@ -29,6 +29,7 @@ from execrl.evaluate.replay import (
     ReplaySettings,
     SampleScore,
     replay_cap,
+    replay_timing,
     with_campaign_durations,
 )
 from execrl.evaluate.winrate import PICKS, WinCount, problem_verdicts, win_rate_statistic
@@ -213,7 +214,10 @@ def degenerate_ratios(
     are left out of their group."""
     settings = settings or ReplaySettings()
     base = environment(env)
-    update: dict[str, Any] = {"timing": settings.timing or data.timing}
+    timing = replay_timing(data, settings)
+    update: dict[str, Any] = {"timing": timing}
+    if base.config.count_rate is None:
+        update["count_rate"] = settings.count_rate
     cap = replay_cap(data, settings)
     if base.config.cap_s is None and cap is not None:
         update["cap_s"] = cap
@@ -223,7 +227,7 @@ def degenerate_ratios(
     for run in data.samples:
         by_problem[(run.problem_id, run.model)].append(run.record)
     for pid in data.problems:
-        problem = with_campaign_durations(data, pid, settings.timing or data.timing)
+        problem = with_campaign_durations(data, pid, timing, settings.count_rate)
         plan = env_.plan(problem, env_.pool(problem, settings.calibration()))
         for model in data.models:
             records = by_problem.get((pid, model))

@@ -14,17 +14,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from execrl.envs.environment import Environment, EnvironmentConfig
+from execrl.envs.environment import Environment, EnvironmentConfig, check_counted
 from execrl.envs.operators import AbsoluteLimit, CapLimit, Limit
-from execrl.envs.outcome import Outcome
+from execrl.envs.outcome import Outcome, describe_timing
 from execrl.envs.references import Calibration, ReferencePool
 from execrl.errors import ExecrlError
 from execrl.evaluate.folder import CampaignInfo, EvalFolder
 from execrl.problems.models import Problem, ReferenceLabel
+from execrl.sandbox.counting import seconds_as
+from execrl.sandbox.limits import TIMING_UNITS, TimingMetric, is_counted
 from execrl.sandbox.records import ExecutionRecord, Status
 
 
@@ -39,12 +40,18 @@ class ReplaySettings(BaseModel):
     limit: Limit = Field(default_factory=CapLimit)
     """The intended limit λ_t on optimization tests (spec §2): cap, absolute, relative or
     ranked-reference; a success at or over it becomes a timeout."""
-    timing: Literal["cpu", "wall"] | None = None
-    """Which stored duration to use; None = the one the campaign timed by."""
+    timing: TimingMetric | None = None
+    """Which stored duration to use; None = the one the campaign timed by. A counted campaign
+    can be read by its native CPU or wall time too; a campaign timed by a clock has no
+    counts to read (a clear error)."""
+    count_rate: float | None = Field(default=None, gt=0)
+    """Counts per CPU second, for a counted timing: the budget, an absolute limit and the cap
+    a timeout is charged, all given in seconds, are converted at this rate (None = the
+    default rate, ``execrl.sandbox.counting.COUNTS_PER_SECOND``)."""
     alpha: float = Field(default=1.0, gt=0)
     """Slope of the affine calibration of the references, ``Γ(d) = α·d + β``."""
     beta: float = 0.0
-    """Offset of the calibration, in seconds."""
+    """Offset of the calibration, in the timing's unit (seconds, or a count)."""
 
     @classmethod
     def with_limit_s(cls, limit_s: float | None, **fields) -> ReplaySettings:
@@ -66,9 +73,12 @@ class ReplaySettings(BaseModel):
         if self.limit.kind != "cap":
             parts.append(f"intended limit {describe_limit(self.limit)}")
         if self.timing is not None:
-            parts.append(f"{self.timing} time")
+            parts.append(describe_timing(self.timing))
+        if self.count_rate is not None:
+            parts.append(f"{self.count_rate:g} counts per second")
         if self.calibration() is not None:
-            parts.append(f"references Γ(d) = {self.alpha:g}·d {self.beta:+g} s")
+            unit = TIMING_UNITS[self.timing or "cpu"]
+            parts.append(f"references Γ(d) = {self.alpha:g}·d {self.beta:+g} {unit}")
         return ", ".join(parts) or "as executed"
 
 
@@ -108,7 +118,7 @@ class EvalData:
         return self.campaign.cap_s or self.problems[problem_id].time_limit_s
 
     @property
-    def timing(self) -> Literal["cpu", "wall"]:
+    def timing(self) -> TimingMetric:
         return self.campaign.timing
 
 
@@ -139,11 +149,13 @@ def load_eval(path: str | Path) -> EvalData:
 def reference_durations(
     records: Mapping[str, ExecutionRecord], timing: str, cap_s: float
 ) -> dict[str, dict[str, float]]:
-    """``{reference: {test: seconds}}`` from reference records, as
+    """``{reference: {test: duration}}`` from reference records, as
     :func:`execrl.timing.measure_reference_durations` stores them: a success gives its
-    duration, a timeout the cap, anything else nothing (the reference is missing there)."""
+    duration, a timeout the cap (``cap_s``, on ``timing``'s scale), anything else nothing (the
+    reference is missing there). A counted timing needs counted records."""
     out: dict[str, dict[str, float]] = {}
     for name, record in records.items():
+        check_counted(record, timing)
         durations = {}
         for r in record.results:
             if r.status is Status.SUCCESS:
@@ -154,13 +166,15 @@ def reference_durations(
     return out
 
 
-def with_campaign_durations(data: EvalData, problem_id: str, timing: str) -> Problem:
+def with_campaign_durations(
+    data: EvalData, problem_id: str, timing: str, count_rate: float | None = None
+) -> Problem:
     """The problem whose correct references carry the campaign's durations (``durations_s``),
-    ready for :meth:`Environment.pool` — the path fresh scoring takes."""
+    ready for :meth:`Environment.pool` — the path fresh scoring takes. A timeout is stored at
+    the executed cap, converted to a count at ``count_rate`` for a counted timing."""
     problem = data.problems[problem_id]
-    stored = reference_durations(
-        data.references.get(problem_id, {}), timing, data.executed_cap(problem_id)
-    )
+    cap = seconds_as(data.executed_cap(problem_id), timing, count_rate)
+    stored = reference_durations(data.references.get(problem_id, {}), timing, cap)
     refs = [
         ref.model_copy(update={"durations_s": stored.get(ref.name, {})})
         if ref.label == ReferenceLabel.CORRECT
@@ -184,9 +198,22 @@ def p_tau_environment(data: EvalData, settings: ReplaySettings) -> Environment:
             gate=None,
             tolerance=1.0,
             cap_s=replay_cap(data, settings),
-            timing=settings.timing or data.timing,
+            timing=replay_timing(data, settings),
+            count_rate=settings.count_rate,
         )
     )
+
+
+def replay_timing(data: EvalData, settings: ReplaySettings) -> str:
+    """The metric to replay by: the settings', else the campaign's. Counts can only be read
+    from a campaign that counted by that metric (its records keep the native clocks too)."""
+    timing = settings.timing or data.timing
+    if is_counted(timing) and timing != data.timing:
+        raise ExecrlError(
+            f"the campaign was timed by {data.timing}, so it holds no {TIMING_UNITS[timing]}; "
+            f"replay it by {data.timing}, or run the campaign again with --timing {timing}"
+        )
+    return timing
 
 
 def replay_cap(data: EvalData, settings: ReplaySettings) -> float | None:
@@ -222,7 +249,8 @@ class SampleScore:
     """Leaderboard percentile among the references (0 fastest); None when no optimization
     test has usable reference durations."""
     duration_s: float
-    """Accumulated duration over all tests (timeouts and failures at the cap)."""
+    """Accumulated duration over all tests (timeouts and failures at the cap), in the
+    timing's unit (seconds, or a count)."""
     inconclusive: bool
 
     def passes(self, tau: float) -> bool:
@@ -267,11 +295,11 @@ def replay(data: EvalData, settings: ReplaySettings | None = None) -> Replay:
     """Score every sample under ``settings`` (default: as executed)."""
     settings = settings or ReplaySettings()
     env = p_tau_environment(data, settings)
-    timing = settings.timing or data.timing
+    timing = replay_timing(data, settings)
     calibration = settings.calibration()
     plans = {}
     for pid in data.problems:
-        problem = with_campaign_durations(data, pid, timing)
+        problem = with_campaign_durations(data, pid, timing, settings.count_rate)
         plans[pid] = (problem, env.plan(problem, env.pool(problem, calibration)))
     scores, outcomes = [], []
     for run in data.samples:
@@ -285,5 +313,6 @@ def replay(data: EvalData, settings: ReplaySettings | None = None) -> Replay:
 def reference_pool(data: EvalData, problem_id: str, settings: ReplaySettings) -> ReferencePool:
     """The campaign's reference pool for one problem under ``settings``."""
     env = p_tau_environment(data, settings)
-    problem = with_campaign_durations(data, problem_id, settings.timing or data.timing)
+    timing = replay_timing(data, settings)
+    problem = with_campaign_durations(data, problem_id, timing, settings.count_rate)
     return env.pool(problem, settings.calibration())

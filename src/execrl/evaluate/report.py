@@ -8,16 +8,19 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from execrl.envs.outcome import describe_timing, format_duration
 from execrl.evaluate.bootstrap import Estimate
 from execrl.evaluate.metrics import EvalMetrics
-from execrl.evaluate.replay import Replay
+from execrl.evaluate.replay import Replay, replay_timing
 from execrl.evaluate.sweep import SweepPoint
 from execrl.report import Page, pyplot
+from execrl.sandbox.limits import TIMING_UNITS
 
 AXIS_MEANING = {
     "alpha": "alpha scales the references' durations (Γ(d) = α·d + β): below 1 the "
     "references look faster and the samples rank worse, above 1 the other way.",
-    "beta": "beta shifts the references' durations by that many seconds.",
+    "beta": "beta shifts the references' durations by that many seconds (or counts, for a "
+    "counted timing).",
     "cap_s": "cap_s is a hard budget per test: slower successes become timeouts.",
     "limit_s": "limit_s is an intended limit on the optimization tests.",
     "tau": "tau is the p_τ threshold (the leaderboard percentile a sample must reach).",
@@ -100,8 +103,9 @@ def difficulty_table(
 
 
 def problem_table(replay: Replay, taus: Sequence[float]) -> tuple[list[str], list[list[object]]]:
+    timing = replay_timing(replay.data, replay.settings)
     header = ["problem", "difficulty", "model", "n", *(f"c @ {tau_label(t)}" for t in taus)]
-    header.append("fastest passing (s)")
+    header.append(f"fastest passing ({TIMING_UNITS[timing]})")
     rows = []
     for pid, problem in replay.data.problems.items():
         for m in replay.models:
@@ -109,7 +113,7 @@ def problem_table(replay: Replay, taus: Sequence[float]) -> tuple[list[str], lis
             conclusive = [s for s in mine if not s.inconclusive]
             passing = [s.duration_s for s in conclusive if s.c_strict]
             counts = [sum(s.passes(t) for s in conclusive) for t in taus]
-            fastest = f"{min(passing):.3f}" if passing else "—"
+            fastest = format_duration(min(passing), timing).split()[0] if passing else "—"
             rows.append([pid, problem.difficulty, m, len(conclusive), *counts, fastest])
     return header, rows
 
@@ -156,7 +160,8 @@ def write_metrics_report(
         f"{len(data.problems)} problems, models: {', '.join(data.models)}. Executed together "
         f"with the references on {campaign.created_at:%Y-%m-%d %H:%M} UTC "
         f"({campaign.samples} samples, {campaign.references} reference runs, "
-        f"{campaign.workers} worker(s), {campaign.timing} time, seed {campaign.seed}). "
+        f"{campaign.workers} worker(s), {describe_timing(campaign.timing)}, seed "
+        f"{campaign.seed}). "
         f"Replay: {replay.settings.describe()}."
     )
     level = round(100 * metrics.level)
