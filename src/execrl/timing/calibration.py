@@ -476,7 +476,7 @@ def fit_count_rate(
     if counts.size == 0:
         where = f"campaign {fitted_on[0]}" if fitted_on else "these measurements"
         raise DataError(
-            f"{where}: no passing test with both a {timing} count and a CPU time of at least "
+            f"{where}: no passing test with both a count ({timing}) and a CPU time of at least "
             f"{min_cpu_s * 1000:g} ms; fit the rate on a campaign run with `execrl timing "
             f"campaign --timing {timing}`"
         )

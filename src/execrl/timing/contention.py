@@ -13,6 +13,11 @@ processes compete for the core; wall time also counts the time spent waiting for
 What is *not* isolated: shared caches, memory bandwidth and frequency scaling slow the
 program's own cycles too, so CPU time is steadier, not immune.
 
+With a counted ``timing`` (``instructions``, ``cycles_estimate``) each campaign also counts
+every passing test under Valgrind, and the count's rerun noise is reported beside the clocks
+(the ``count_*`` fields): no load should move it (``instructions``: not at all; the cache
+simulation of ``cycles_estimate`` is deterministic too).
+
 The busy loops are always stopped: on return, on an exception and on Ctrl-C (``finally``);
 and each loop exits by itself within ~0.1 s when the process that started it dies (it polls
 its parent id), so not even a SIGKILL leaves one spinning.
@@ -33,7 +38,9 @@ from pydantic import BaseModel, ConfigDict
 
 from execrl.errors import ExecrlError
 from execrl.problems.models import Problem
+from execrl.sandbox.counting import require_valgrind
 from execrl.sandbox.executor import LocalExecutor
+from execrl.sandbox.limits import TimingMetric, is_counted
 from execrl.timing.diagnostics import NoiseReport, SolutionNoise, diagnose, markdown_table
 from execrl.timing.store import MachineFingerprint, run_campaign
 
@@ -64,6 +71,10 @@ class LoadResult(BaseModel):
     wall_std_mean: float
     cpu_test_cv_median: float
     wall_test_cv_median: float
+    count_std_median: float | None = None
+    """The same for the report's count (``ContentionReport.timing``); None without one."""
+    count_std_mean: float | None = None
+    count_test_cv_median: float | None = None
     elapsed_s: float
     load_average_1m: float = math.nan
     """The machine's 1-minute load average when the level ended: about ``busy_loops + 1``
@@ -85,6 +96,8 @@ class ContentionReport(BaseModel):
     workers: int
     results: list[LoadResult]
     target_points: float = TARGET_POINTS
+    timing: TimingMetric = "cpu"
+    """The campaigns' timing: a count adds its columns (reports saved before counts: cpu)."""
 
     def target_met(self) -> bool:
         """CPU time's mean per-solution std stays within the target at every load, while wall
@@ -101,22 +114,27 @@ class ContentionReport(BaseModel):
             "CPU std median / mean (pts)",
             "wall std median / mean (pts)",
             "test CV cpu / wall (median)",
-            "elapsed s",
-            "load avg",
         ]
-        rows = [
-            [
+        counted = is_counted(self.timing)
+        if counted:
+            header += [f"{self.timing} std median / mean (pts)", f"test CV {self.timing}"]
+        header += ["elapsed s", "load avg"]
+        rows = []
+        for r in self.results:
+            row = [
                 f"{r.load:g}",
                 str(r.busy_loops),
                 str(r.solutions),
                 f"{_f(r.cpu_std_median)} / {_f(r.cpu_std_mean)}",
                 f"{_f(r.wall_std_median)} / {_f(r.wall_std_mean)}",
                 f"{_f(r.cpu_test_cv_median, 3)} / {_f(r.wall_test_cv_median, 3)}",
-                f"{r.elapsed_s:.0f}",
-                _f(r.load_average_1m, 1),
             ]
-            for r in self.results
-        ]
+            if counted:
+                row += [
+                    f"{_f(r.count_std_median)} / {_f(r.count_std_mean)}",
+                    _f(r.count_test_cv_median, 3),
+                ]
+            rows.append([*row, f"{r.elapsed_s:.0f}", _f(r.load_average_1m, 1)])
         return header, rows
 
     def to_markdown(self) -> str:
@@ -138,11 +156,15 @@ def contention_test(
     *,
     workers: int = 1,
     progress: bool = False,
+    timing: TimingMetric = "cpu",
 ) -> ContentionReport:
     """Run one campaign per load level (in the order given) and compare CPU- and wall-time
     rerun noise. ``loads`` are busy-loop processes per core (0 = idle, 2 = twice
     oversubscribed); the sandbox uses ``workers`` workers with the host process on its own
-    core, as ``execrl timing campaign`` does."""
+    core, as ``execrl timing campaign`` does. A counted ``timing`` also reports the count's
+    noise (and needs a working Valgrind: a ConfigError before anything starts)."""
+    if is_counted(timing):
+        require_valgrind()
     if reruns < 2:
         raise ExecrlError(f"reruns={reruns}: rerun noise needs at least 2 reruns")
     if not loads or any(not math.isfinite(x) or x < 0 for x in loads):
@@ -157,7 +179,7 @@ def contention_test(
                 with busy_loops(n, cpus):
                     campaign = run_campaign(
                         problems, executor, reruns=reruns, max_tests=max_tests,
-                        note=f"contention load={load:g}", progress=progress,
+                        note=f"contention load={load:g}", progress=progress, timing=timing,
                     )  # fmt: skip
                 results.append(load_result(load, n, diagnose(campaign), started))
     finally:
@@ -170,11 +192,13 @@ def contention_test(
         max_tests=max_tests,
         workers=workers,
         results=results,
+        timing=timing,
     )
 
 
 def load_result(load: float, busy: int, report: NoiseReport, started: float) -> LoadResult:
     cpu, wall = report.summary("cpu"), report.summary("wall")
+    count = report.summary(report.counted) if report.counted else {}
     return LoadResult(
         load=load,
         busy_loops=busy,
@@ -185,6 +209,9 @@ def load_result(load: float, busy: int, report: NoiseReport, started: float) -> 
         wall_std_mean=wall["solution_std_mean"],
         cpu_test_cv_median=cpu["test_cv_median"],
         wall_test_cv_median=wall["test_cv_median"],
+        count_std_median=count.get("solution_std_median"),
+        count_std_mean=count.get("solution_std_mean"),
+        count_test_cv_median=count.get("test_cv_median"),
         elapsed_s=time.perf_counter() - started,
         load_average_1m=os.getloadavg()[0],
         per_solution=report.solutions,
@@ -231,5 +258,5 @@ def load_contention(path) -> ContentionReport:
         ) from None
 
 
-def _f(value: float, digits: int = 2) -> str:
-    return "—" if not math.isfinite(value) else f"{value:.{digits}f}"
+def _f(value: float | None, digits: int = 2) -> str:
+    return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"

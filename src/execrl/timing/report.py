@@ -8,7 +8,8 @@ Sections (each only when its input is given):
 - **calibration** (``fresh`` and ``calibration``): stored vs fresh durations before and after
   the map (log-log, with the diagonal), and the residuals log(fresh / Γ(stored)) with the
   ±3σ band the drift monitor uses.
-- **contention** (``contention``): CPU- vs wall-time noise per load level.
+- **contention** (``contention``): CPU- vs wall-time noise per load level (and the count's,
+  when the contention test ran with a counted timing).
 
 Needs matplotlib (``pip install 'execrl[plot]'``); it is imported only here, with the Agg
 backend, so nothing needs a display.
@@ -190,10 +191,12 @@ def _calibration_section(plt, stored: Campaign, fresh: Campaign, calibration, ou
 def _contention_section(plt, report: ContentionReport, out: Path) -> str:
     loads = [r.load for r in report.results]
     fig, ax = plt.subplots(figsize=(7, 4))
-    for timing in ("cpu", "wall"):
+    counted = (report.timing,) if is_counted(report.timing) else ()
+    for timing in ("cpu", "wall", *counted):
         for stat, style in (("mean", "-o"), ("median", "--s")):
+            values = [getattr(r, f"{field_key(timing)}_std_{stat}") for r in report.results]
             ax.plot(
-                loads, [getattr(r, f"{timing}_std_{stat}") for r in report.results], style,
+                loads, [math.nan if v is None else v for v in values], style,
                 color=COLORS[timing], label=f"{timing} ({stat})",
             )  # fmt: skip
     ax.axhline(report.target_points, color="grey", lw=1, ls=":")

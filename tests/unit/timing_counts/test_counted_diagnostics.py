@@ -4,11 +4,14 @@ its unit, and identical counts have a CV of 0 while the clocks vary."""
 from __future__ import annotations
 
 import math
+from datetime import UTC, datetime
 
 import pytest
 
+from execrl.timing.contention import ContentionReport, load_result
 from execrl.timing.diagnostics import diagnose
-from tests.unit.timing_counts._counted import counted_campaign, measurement, ok
+from execrl.timing.report import write_report
+from tests.unit.timing_counts._counted import MACHINE, counted_campaign, measurement, ok
 
 
 def campaign():
@@ -71,3 +74,26 @@ def test_a_counted_campaign_whose_counts_are_missing_reports_only_the_clocks():
     assert report.counted is None
     assert math.isfinite(report.tests[0].cv_cpu)
     assert report.tests[0].cv_cpu == pytest.approx(0.4714, abs=1e-3)
+
+
+def test_the_contention_table_shows_the_count_beside_the_clocks():
+    result = load_result(1.0, 2, diagnose(campaign()), started=0.0)
+    assert (result.count_std_mean, result.count_test_cv_median) == (0, 0)
+    assert result.cpu_std_mean > 0
+    report = ContentionReport(
+        created_at=datetime(2026, 12, 1, tzinfo=UTC), machine=MACHINE, problems=["p"],
+        reruns=3, max_tests=2, workers=1, results=[result], timing="instructions",
+    )  # fmt: skip
+    header, (row,) = report.table()
+    assert row[header.index("instructions std median / mean (pts)")] == "0.00 / 0.00"
+    assert row[header.index("test CV instructions")] == "0.000"
+    clock_only = report.model_copy(update={"timing": "cpu"})
+    assert not any("instructions" in h for h in clock_only.table()[0])
+
+
+def test_the_html_report_of_a_counted_campaign_labels_counts(tmp_path):
+    pytest.importorskip("matplotlib")
+    path = write_report(campaign(), tmp_path)
+    html = path.read_text()
+    assert "timing instructions" in html and "median instructions" in html
+    assert (tmp_path / "noise.png").stat().st_size > 0

@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from execrl.errors import DataError
+from execrl.errors import DataError, UsageError
 from execrl.problems import load_bundled
 from execrl.sandbox.counting import seconds_as
 from execrl.sandbox.records import Status, TestResult
@@ -20,6 +20,7 @@ from execrl.timing.store import (
     _result_row,
     describe_timing,
     load_campaign,
+    run_campaign,
     triples,
 )
 from tests.unit.timing_counts._counted import MACHINE, counted_campaign, measurement, ok
@@ -149,3 +150,20 @@ def test_reports_never_call_a_count_a_time():
     assert describe_timing("cpu") == "cpu time"
     assert describe_timing("instructions") == "instructions"
     assert describe_timing("cycles_estimate") == "cycles"
+
+
+def test_resume_refuses_a_journal_measured_with_another_timing(tmp_path):
+    problems = [p for p in load_bundled() if p.id == "staircase-climb"]
+    journal = tmp_path / "in-progress.jsonl"
+    header = {
+        "kind": "header",
+        "created_at": "2026-12-01T00:00:00+00:00",
+        "problems": ["staircase-climb"],
+        "reruns": 1,
+        "max_tests": None,
+        "seed": 0,
+        "note": "",
+    }  # fmt: skip  (a journal from before counts: no timing, so cpu)
+    journal.write_text(json.dumps(header) + "\n")
+    with pytest.raises(UsageError, match="timing='cpu'"):
+        run_campaign(problems, None, reruns=1, journal=journal, resume=True, timing="wall")
