@@ -9,6 +9,7 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import get_args
 
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
@@ -17,7 +18,9 @@ from rich.text import Text
 
 from execrl.errors import DataError, OutputError, UsageError
 from execrl.problems.io import BUNDLED, FORMATS
+from execrl.sandbox.counting import require_valgrind
 from execrl.sandbox.isolation import SandboxConfig, current_site_packages
+from execrl.sandbox.limits import TimingMetric, is_counted
 from execrl.sandbox.protocol import Executor
 from execrl.service.open import (
     ACCEPTED_FORMS,
@@ -103,6 +106,56 @@ def check_range(option: str, value: int | None, low: int, high: int, unit: str) 
 
 MAX_JOBS = 1024
 """The most sandbox workers a command starts (each is a fork server and its sandbox)."""
+
+
+TIMING_CHOICES: tuple[str, ...] = get_args(TimingMetric)
+"""Every ``--timing`` offers these: cpu, wall, instructions, cycles_estimate."""
+
+TIMING_HELP = (
+    "cpu (user + system seconds), wall (wall-clock seconds), or a count under Valgrind that "
+    "no load moves: instructions, or cycles_estimate (instructions plus weighted cache misses); "
+    "docs/timing.md says which to use"
+)
+
+
+def add_timing_argument(
+    parser: argparse.ArgumentParser, *, default: str | None = "cpu", help: str = TIMING_HELP
+) -> argparse.ArgumentParser:
+    """``--timing METRIC``, offering every metric (``TIMING_CHOICES``)."""
+    shown = f" (default: {default})" if default else ""
+    parser.add_argument("--timing", choices=TIMING_CHOICES, default=default, help=help + shown)
+    return parser
+
+
+def add_count_rate_argument(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """``--count-rate N``: the counts per CPU second at which limits given in seconds (caps,
+    budgets, absolute limits and filters) are put on a counted timing's scale."""
+    parser.add_argument(
+        "--count-rate",
+        type=positive_float,
+        metavar="N",
+        help="with a counted --timing: counts per CPU second for limits given in seconds "
+        "(default: execrl's default rate; pass this machine's fitted rate)",
+    )
+    return parser
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number above 0, got {text!r}")
+    return value
+
+
+def require_counting(timing: str | None) -> None:
+    """For a command that executes programs: a counted timing needs a working Valgrind, so
+    say so in one line (with the install command) before any work starts."""
+    if timing is not None and is_counted(timing):
+        require_valgrind()
 
 
 def add_jobs_argument(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:

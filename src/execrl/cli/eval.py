@@ -33,13 +33,16 @@ from rich.table import Table
 from execrl.cli._common import (
     EXIT_OK,
     MAX_JOBS,
+    add_count_rate_argument,
     add_executor_argument,
     add_timed_jobs_argument,
+    add_timing_argument,
     check_range,
     check_resume,
     console,
     executor_spec,
     open_timed_executor,
+    require_counting,
     safe_text,
     writable_folder,
 )
@@ -337,7 +340,7 @@ def _register_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--repeats", type=int, default=1, help="timed repeats per test (median kept)")
     p.add_argument("--seed", type=int, default=0, help="shuffle seed (default: 0)")
     p.add_argument("--cap-s", type=float, help="hard cap per test (default: each problem's limit)")
-    p.add_argument("--timing", choices=("cpu", "wall"), default="cpu", help="default: cpu")
+    add_timing_argument(p)
     p.add_argument(
         "--max-opt-tests",
         type=int,
@@ -362,6 +365,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_range("--jobs", args.jobs, 1, MAX_JOBS, "sandbox workers")
     executor_spec(args)  # (a bad --executor is refused before anything is read or started)
     check_range("--repeats", args.repeats, 1, MAX_REPEATS, "timed repeats per test")
+    require_counting(args.timing)
     if args.cap_s is not None and not 0 < args.cap_s <= 600:
         raise UsageError(f"--cap-s {args.cap_s}: the cap must lie in (0, 600] seconds")
     if args.max_opt_tests is not None and args.max_opt_tests < 1:
@@ -435,9 +439,15 @@ def _add_replay_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--cap-s", type=float, help="a hard budget per test, at most the executed cap")
     p.add_argument("--limit-s", type=float, help="an absolute intended limit on optimization tests")
-    p.add_argument("--timing", choices=("cpu", "wall"), help="default: as executed")
+    add_timing_argument(p, default=None, help="the durations to replay (default: as executed)")
+    add_count_rate_argument(p)
     p.add_argument("--alpha", type=float, default=1.0, help="reference calibration slope α")
-    p.add_argument("--beta", type=float, default=0.0, help="reference calibration offset β (s)")
+    p.add_argument(
+        "--beta",
+        type=float,
+        default=0.0,
+        help="reference calibration offset β (s, or a count under a counted --timing)",
+    )
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (1000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     p.add_argument("--level", type=float, default=0.95, help="interval level (default: 0.95)")
@@ -486,7 +496,13 @@ def _register_replay(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_replay)
 
 
-REPLAY_FLAGS = {"cap_s": "--cap-s", "alpha": "--alpha", "beta": "--beta", "timing": "--timing"}
+REPLAY_FLAGS = {
+    "cap_s": "--cap-s",
+    "alpha": "--alpha",
+    "beta": "--beta",
+    "timing": "--timing",
+    "count_rate": "--count-rate",
+}
 """The replay settings' fields and the options that set them."""
 
 
@@ -500,7 +516,12 @@ def replay_settings(args: argparse.Namespace) -> ReplaySettings:
         raise UsageError(f"--limit-s {args.limit_s:g}: an intended limit must be > 0 seconds")
     try:
         return ReplaySettings.with_limit_s(
-            args.limit_s, cap_s=args.cap_s, timing=args.timing, alpha=args.alpha, beta=args.beta
+            args.limit_s,
+            cap_s=args.cap_s,
+            timing=args.timing,
+            count_rate=args.count_rate,
+            alpha=args.alpha,
+            beta=args.beta,
         )
     except ValidationError as exc:
         first = exc.errors()[0]

@@ -12,7 +12,14 @@ from pathlib import Path
 
 from rich.table import Table
 
-from execrl.cli._common import EXIT_OK, console, save_json
+from execrl.cli._common import (
+    EXIT_OK,
+    add_count_rate_argument,
+    add_timing_argument,
+    console,
+    save_json,
+)
+from execrl.envs.outcome import describe_timing
 from execrl.envs.screening import ScreeningReport, plot_screening, read_records, screen_metrics
 from execrl.errors import DataError
 from execrl.problems.io import BUNDLED, FORMATS, load_problems
@@ -38,9 +45,8 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--source", default=BUNDLED, help="the problem set the records were made from (bundled)"
     )
     screen.add_argument("--format", choices=FORMATS, help="the source's format (guessed)")
-    screen.add_argument(
-        "--timing", choices=("cpu", "wall"), default="cpu", help="which duration to rank (cpu)"
-    )
+    add_timing_argument(screen, help="which duration to rank")
+    add_count_rate_argument(screen)
     screen.add_argument("--plot", type=Path, help="write a PNG of the four axes here")
     screen.add_argument("--out", type=Path, help="write the full report (JSON) here")
     screen.set_defaults(handler=cmd_screen)
@@ -49,7 +55,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 def cmd_screen(args: argparse.Namespace) -> int:
     records = read_records(args.records)
     problems = load_problems(args.source, format=args.format)
-    report = screen_metrics(problems, records, timing=args.timing)
+    report = screen_metrics(problems, records, timing=args.timing, count_rate=args.count_rate)
     if not report.solutions:  # an empty table would look like a result
         raise DataError(
             f"{args.records}: no records of correct reference solutions to screen "
@@ -59,7 +65,7 @@ def cmd_screen(args: argparse.Namespace) -> int:
     console.print(screening_table(report))
     console.print(
         f"{len(report.solutions)} reference solutions on {report.problems} problems, "
-        f"{report.reruns} reruns, {report.timing} time"
+        f"{report.reruns} reruns, {describe_timing(report.timing)}"
         + (f"; {report.ignored_records} other records ignored" if report.ignored_records else "")
     )
     if args.out:

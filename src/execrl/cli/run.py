@@ -12,14 +12,17 @@ from execrl.cli._common import (
     EXIT_CHECK_FAILED,
     EXIT_EXECRL_FAILED,
     EXIT_OK,
+    TIMING_HELP,
     add_executor_argument,
     add_sandbox_arguments,
+    add_timing_argument,
     check_range,
     console,
     executor_spec,
     fmt_ms,
     open_executor_from_args,
     read_text_file,
+    require_counting,
     safe_markup,
     safe_text,
     sandbox_config,
@@ -27,6 +30,7 @@ from execrl.cli._common import (
 from execrl.errors import DataError, LoaderError, UsageError
 from execrl.problems.io import BUNDLED, FORMATS, load_problem
 from execrl.problems.models import Problem, StdioTest, TestCase, TestGroup
+from execrl.sandbox.counting import valgrind_status
 from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
 from execrl.sandbox.isolation import PROTECTIONS, SandboxConfig, probe
 from execrl.sandbox.limits import MAX_REPEATS, ExecutionOptions
@@ -56,13 +60,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         help=f"runs per test, 1 to {MAX_REPEATS}; the median time is reported and every run "
         "is judged (default: %(default)s)",
     )
-    p.add_argument(
-        "--timing",
-        choices=["cpu", "wall"],
-        default="cpu",
-        help="the duration that counts (what rewards use): CPU (user + system) or "
-        "wall-clock (default: %(default)s)",
-    )
+    add_timing_argument(p, help="the duration that counts (what rewards use): " + TIMING_HELP)
     p.add_argument(
         "--stop-at-first-failure",
         action="store_true",
@@ -90,6 +88,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     # Everything a user can get wrong is checked before the sandbox starts.
     check_range("--repeats", args.repeats, 1, MAX_REPEATS, "runs per test")
+    require_counting(args.timing)
     if args.unsafe_degraded and executor_spec(args).kind == "remote":
         raise UsageError("--unsafe-degraded applies to a sandbox on this machine, not a server's")
     problem = load_problem(args.source, args.problem, format=args.format)
@@ -162,6 +161,16 @@ def request_for(
         ) from None
 
 
+def counting_line() -> bool:
+    """Print whether Valgrind can count instructions here (``--timing instructions`` and
+    ``cycles_estimate``), with the install command when it cannot. Counting is optional:
+    its absence does not make the sandbox degraded."""
+    ok, line = valgrind_status()
+    colour = "green" if ok else "yellow"
+    console.print(f"[{colour}]instruction counting:[/] {safe_markup(line)}", highlight=False)
+    return ok
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     found = probe()
     config = SandboxConfig(strict=False)
@@ -175,6 +184,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     console.print(table)
     for note in found.notes:
         console.print(f"[yellow]note:[/] {note}", highlight=False)
+    counting_line()
     try:
         with LocalExecutor(workers=1, config=config) as executor:
             record = executor.run(

@@ -31,16 +31,19 @@ from execrl.cli._common import (
     EXIT_CHECK_FAILED,
     EXIT_EXECRL_FAILED,
     EXIT_OK,
+    add_count_rate_argument,
     add_executor_argument,
     add_jobs_argument,
     add_sandbox_arguments,
     add_source_arguments,
+    add_timing_argument,
     console,
     executor_spec,
     fmt_ms,
     jobs,
     open_executor_from_args,
     read_text_file,
+    require_counting,
     safe_text,
     sandbox_config,
 )
@@ -105,6 +108,13 @@ def register(commands: argparse._SubParsersAction) -> None:
         "saved .references.json to score against exactly the same durations (default: "
         "measure when the environment ranks, filters or limits by them)",
     )
+    add_timing_argument(
+        p,
+        default=None,
+        help="the duration the environment ranks and limits by (default: the environment's "
+        "own, else cpu); instructions and cycles_estimate count under Valgrind",
+    )
+    add_count_rate_argument(p)
     p.add_argument(
         "--list-presets", action="store_true", help="list the environments and rewards, then exit"
     )
@@ -135,11 +145,11 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise UsageError("--resume continues the results file given with --out; pass --out")
     if args.programs:
         return score_programs(args)
-    for flag in ("env", "reward", "config", "references"):
+    for flag in ("env", "reward", "config", "references", "timing", "count_rate"):
         if getattr(args, flag) is not None:
             raise UsageError(
-                f"--{flag} applies to programs given with --programs; without them "
-                "`execrl score` checks the problem set's own references"
+                f"--{flag.replace('_', '-')} applies to programs given with --programs; "
+                "without them `execrl score` checks the problem set's own references"
             )
     return verify_references(args)
 
@@ -189,6 +199,8 @@ class Program:
 def score_programs(args: argparse.Namespace) -> int:
     # Everything a user can get wrong is checked before a sandbox starts.
     env, reward_fn = resolve_env_and_reward(args.env, args.reward, args.config)
+    env = with_timing(env, args.timing, args.count_rate)
+    require_counting(env.config.timing)
     programs = read_programs(args.programs, args.ids)
     problems = load_needed(args.source, args.format, programs)
     references = args.references or ("measure" if env.config.needs_references else "stored")
@@ -196,9 +208,11 @@ def score_programs(args: argparse.Namespace) -> int:
     measured = references_path(out)
     reuse_measured = references == "measure" and args.resume and measured.is_file()
     if reuse_measured:  # score the rest against the durations the rows already in it used
-        problems = apply_saved_durations(problems, measured)
+        problems = apply_saved_durations(problems, measured, env)
     elif references not in ("measure", "stored"):
-        problems = apply_saved_durations(problems, Path(references))
+        problems = apply_saved_durations(problems, Path(references), env)
+    if references != "measure" or reuse_measured:
+        check_reference_units(problems, env)
     table = scores_table(env, reward_fn)
     with ResultsFile(out, key=row_key, resume=args.resume) as results:  # fails now if unwritable
         check_resumable(results, env, reward_fn, references)
@@ -242,6 +256,20 @@ def program_key(program: Program) -> tuple:
     return (program.problem_id, program_sha256(program.code), program.name)
 
 
+def with_timing(env: Environment, timing: str | None, count_rate: float | None) -> Environment:
+    """The environment with --timing and --count-rate, where given, over its own settings."""
+    update = {k: v for k, v in (("timing", timing), ("count_rate", count_rate)) if v is not None}
+    return Environment(env.config.model_copy(update=update)) if update else env
+
+
+def check_reference_units(problems: dict[str, Problem], env: Environment) -> None:
+    """Stored or saved reference durations must be of the environment's timing (seconds for
+    cpu and wall, counts for a counted one): a DataError now, before any sandbox starts."""
+    if env.config.needs_references:
+        for problem in problems.values():
+            env.pool(problem)
+
+
 def check_resumable(
     results: ResultsFile, env: Environment, reward_fn: RewardFn, references: str
 ) -> None:
@@ -251,6 +279,13 @@ def check_resumable(
     first = results.rows[0]
     before = (first.get("environment"), first.get("reward_name"), first.get("references"))
     now = (env.name, reward_fn.name, references)
+    timing = env.timing_for()
+    if first.get("timing", "cpu") != timing:
+        raise UsageError(
+            f"{results.path}: its {results.resumed} rows were timed by "
+            f"{first.get('timing', 'cpu')}, not {timing}; resume with the same --timing, or "
+            "choose another --out"
+        )
     if before != now:
         raise UsageError(
             f"{results.path}: its {results.resumed} rows were scored under environment "
@@ -423,7 +458,7 @@ def measure_references(
     same machine and executor as the programs (spec §5: compare what ran together), saved
     next to ``out`` so the scores can be reproduced against the same durations."""
     cfg = env.config
-    timing = cfg.timing or "cpu"
+    timing = env.timing_for()
     measured, records = measure_reference_durations(
         list(problems.values()),
         executor,
@@ -490,9 +525,11 @@ def _is_nested_durations(value) -> bool:
     )
 
 
-def apply_saved_durations(problems: dict[str, Problem], path: Path) -> dict[str, Problem]:
+def apply_saved_durations(
+    problems: dict[str, Problem], path: Path, env: Environment | None = None
+) -> dict[str, Problem]:
     """The problems with their correct references' durations replaced by those saved by an
-    earlier ``--references measure`` run."""
+    earlier ``--references measure`` run (measured by ``env``'s timing, when one is given)."""
     if not path.is_file():
         raise LoaderError(
             f"--references {path}: expected 'measure', 'stored' or a saved "
@@ -505,6 +542,13 @@ def apply_saved_durations(problems: dict[str, Problem], path: Path) -> dict[str,
     if not isinstance(data, dict) or data.get("format") != DURATIONS_FORMAT:
         raise LoaderError(
             f"{path}: not a saved reference-durations file (format != {DURATIONS_FORMAT})"
+        )
+    saved_timing = data.get("timing", "cpu")
+    if env is not None and saved_timing != env.timing_for():
+        raise LoaderError(
+            f"{path}: these durations were measured by {saved_timing}, but the environment "
+            f"is timed by {env.timing_for()}; score with --timing {saved_timing}, or measure "
+            "the references again (--references measure)"
         )
     saved = data.get("durations_s")
     if not _is_nested_durations(saved):

@@ -17,7 +17,13 @@ from pathlib import Path
 
 from rich.table import Table
 
-from execrl.cli._common import EXIT_OK, add_source_arguments, console
+from execrl.cli._common import (
+    EXIT_OK,
+    add_count_rate_argument,
+    add_source_arguments,
+    add_timing_argument,
+    console,
+)
 from execrl.errors import ExecrlError
 from execrl.problems.io import load_problems, select_problems
 from execrl.simulate.diagnostics import DEFAULT_WINDOW
@@ -109,7 +115,8 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--references", type=int, default=100, help="synthetic: references per problem (100)"
     )
-    p.add_argument("--timing", choices=("cpu", "wall"), default="cpu", help="durations (cpu)")
+    add_timing_argument(p, help="which stored durations to replay")
+    add_count_rate_argument(p)
     p.add_argument("--calibration", metavar="NAME", help="a calibration map in the store")
     p.add_argument("--points", type=int, default=21, help="quality points x_i (21)")
     p.add_argument("--half-width", type=float, help="band half-width (default: tiling bands)")
@@ -148,10 +155,14 @@ def load_source(args: argparse.Namespace) -> tuple[StoredRuns, str]:
 
         store = open_store(args.store)
         campaign = store.load(None if args.campaign == "latest" else args.campaign)
-        runs = load_runs(problems, campaign=campaign, timing=args.timing)
+        runs = load_runs(
+            problems, campaign=campaign, timing=args.timing, count_rate=args.count_rate
+        )
         where = f"campaign {campaign.id}"
     else:
-        runs = load_runs(problems, records=args.records, timing=args.timing)
+        runs = load_runs(
+            problems, records=args.records, timing=args.timing, count_rate=args.count_rate
+        )
         where = f"records {args.records}"
     return runs, f"{where}: {len(runs)} problems, {runs.pairs} correct references"
 
@@ -174,7 +185,9 @@ def _schedule(args: argparse.Namespace, runs: StoredRuns) -> Schedule:
 
         campaign = open_store(args.store).load(args.quality_campaign)
         problems = select_problems(load_problems(args.source, format=args.format), args.ids)
-        source = load_runs(problems, campaign=campaign, timing=args.timing)
+        source = load_runs(
+            problems, campaign=campaign, timing=args.timing, count_rate=args.count_rate
+        )
         quality = aligned_quality(source, runs)
     return Schedule.build(
         runs,

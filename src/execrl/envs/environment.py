@@ -85,6 +85,16 @@ class EnvironmentConfig(BaseModel):
             operator_in(self.limit, timing, self.count_rate),
         )
 
+    @property
+    def needs_references(self) -> bool:
+        """Whether reference durations matter here: the environment ranks against them, or
+        filters or limits its optimization tests by them."""
+        return self.optimization and (
+            self.ranking != "none"
+            or self.filter.kind in ("absolute", "relative")
+            or self.limit.kind in ("relative", "ranked")
+        )
+
 
 def operator_in(operator, timing: str, count_rate: float | None = None):
     """A filter or limit with its threshold in seconds put on ``timing``'s scale (``F_abs``'s
@@ -96,16 +106,6 @@ def operator_in(operator, timing: str, count_rate: float | None = None):
         seconds = seconds_as(operator.seconds, timing, count_rate)
         return operator.model_copy(update={"seconds": seconds})
     return operator
-
-    @property
-    def needs_references(self) -> bool:
-        """Whether reference durations matter here: the environment ranks against them, or
-        filters or limits its optimization tests by them."""
-        return self.optimization and (
-            self.ranking != "none"
-            or self.filter.kind in ("absolute", "relative")
-            or self.limit.kind in ("relative", "ranked")
-        )
 
 
 @dataclass(frozen=True)
@@ -337,11 +337,16 @@ def check_counted(record: ExecutionRecord, timing: str) -> None:
         return
     for result in record.results:
         if result.passed and getattr(result, timing) is None:
-            who = record.program_name or record.program_sha256[:12]
+            who = f"{record.problem_id}/{record.program_name or record.program_sha256[:12]}"
+            if record.timing == timing:  # (the executor makes such a test inconclusive)
+                raise ExecrlError(
+                    f"{who}: test {result.test_id} passed without its {timing} count, which "
+                    "a counted run always has: the record is incomplete; run it again"
+                )
             raise ExecrlError(
-                f"{record.problem_id}/{who}: test {result.test_id} passed without an {timing} "
-                f"count (the record was timed by {record.timing}); score it with "
-                f"timing={record.timing!r}, or rerun it with timing={timing!r}"
+                f"{who}: test {result.test_id} passed without an {timing} count (the record "
+                f"was timed by {record.timing}); score it with timing={record.timing!r}, or "
+                f"rerun it with timing={timing!r}"
             )
 
 
