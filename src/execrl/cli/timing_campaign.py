@@ -1,8 +1,13 @@
 """``execrl timing campaign | list | calibrate``: measure reference durations into the store,
 list the stored campaigns, and fit a calibration map between two of them (spec §1, §6).
 
+With ``--timing instructions`` (or ``cycles_estimate``) every passing test is also counted under
+Valgrind: the campaign keeps the counts beside the native CPU and wall times, and the count rate
+of this machine (counts per CPU second, ``fit_count_rate``) is saved under the campaign's id.
+
 Exit codes: 0 done (a campaign with failed or inconclusive reruns is still saved and reported),
-2 bad input (unknown campaign, nothing to pair, a store path that is not a folder).
+2 bad input (unknown campaign, nothing to pair, a store path that is not a folder, a counted
+timing without a working Valgrind).
 """
 
 from __future__ import annotations
@@ -16,20 +21,24 @@ from rich.table import Table
 from execrl.cli._common import (
     EXIT_OK,
     MAX_JOBS,
+    TIMING_HELP,
     add_executor_argument,
     add_source_arguments,
     add_timed_jobs_argument,
+    add_timing_argument,
     check_range,
     check_resume,
     console,
     executor_spec,
     open_timed_executor,
+    require_counting,
 )
-from execrl.errors import OutputError, UsageError
+from execrl.errors import DataError, OutputError, UsageError
 from execrl.problems.io import load_problems, select_problems
+from execrl.sandbox.limits import is_counted
 from execrl.sandbox.records import Status
-from execrl.timing.calibration import calibrate, save_calibration
-from execrl.timing.store import Campaign, DurationStore, run_campaign
+from execrl.timing.calibration import calibrate, fit_count_rate, save_calibration, save_count_rate
+from execrl.timing.store import Campaign, DurationStore, describe_timing, run_campaign
 
 STORE_HELP = "the duration store folder (default: $EXECRL_TIMING_DIR or runs/timing)"
 
@@ -52,6 +61,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--store", type=Path, metavar="DIR", help=STORE_HELP)
     p.add_argument("--note", default="", metavar="TEXT", help="a note kept in the campaign")
+    add_timing_argument(
+        p, help="what the campaign measures besides CPU and wall time: " + TIMING_HELP
+    )
     add_timed_jobs_argument(p)
     add_executor_argument(p)
     again = p.add_mutually_exclusive_group()
@@ -79,7 +91,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--stored", required=True, metavar="ID", help="the stored campaign (id prefix)")
     p.add_argument("--fresh", required=True, metavar="ID", help="the fresh campaign (id prefix)")
     p.add_argument("--name", help="save the chosen map under this name (default: the fresh id)")
-    p.add_argument("--timing", choices=("cpu", "wall"), default="cpu", help="default: cpu")
+    add_timing_argument(
+        p, help="which durations to pair (a count: both campaigns counted it): " + TIMING_HELP
+    )
     p.add_argument("--store", type=Path, metavar="DIR", help=STORE_HELP)
     p.set_defaults(handler=cmd_calibrate)
 
@@ -100,6 +114,7 @@ def cmd_campaign(args: argparse.Namespace) -> int:
     check_range("--max-tests", args.max_tests, 1, 10**6, "tests per problem")
     check_range("--jobs", args.jobs, 1, MAX_JOBS, "sandbox workers")
     executor_spec(args)  # (a bad --executor is refused before anything is read or started)
+    require_counting(args.timing)
     store = open_store(args.store)
     try:
         store.campaigns_dir.mkdir(parents=True, exist_ok=True)  # before the sandbox starts
@@ -120,6 +135,7 @@ def cmd_campaign(args: argparse.Namespace) -> int:
                 note=args.note,
                 journal=store.journal_path,
                 resume=args.resume,
+                timing=args.timing,
             )
     except KeyboardInterrupt:
         print(
@@ -138,13 +154,27 @@ def cmd_campaign(args: argparse.Namespace) -> int:
     store.journal_path.unlink(missing_ok=True)
     failed, inconclusive = unsuccessful(campaign)
     console.print(
-        f"campaign {campaign.id}: {len(campaign.measurements)} triples over "
+        f"campaign {campaign.id} ({args.timing}): {len(campaign.measurements)} triples over "
         f"{len(campaign.info.problems)} problems × {args.reruns} reruns · "
         f"{failed} with a failed or timed-out rerun · {inconclusive} with an inconclusive "
         f"rerun · saved to {path}",
         highlight=False,
     )
+    if is_counted(campaign.timing):
+        save_rate(store, campaign)
     return EXIT_OK
+
+
+def save_rate(store: DurationStore, campaign: Campaign) -> None:
+    """Fit this machine's count rate on a counted campaign and save it under the campaign's id
+    (a note instead when no passing test was counted)."""
+    try:
+        rate = fit_count_rate(campaign)
+    except DataError as exc:
+        console.print(f"no count rate: {exc}", highlight=False)
+        return
+    path = save_count_rate(store, rate, campaign.id)
+    console.print(f"count rate: {rate.describe()} · saved to {path}", highlight=False)
 
 
 def unsuccessful(campaign: Campaign) -> tuple[int, int]:
@@ -171,7 +201,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     table = Table(title=f"campaigns in {store.campaigns_dir}", title_justify="left")
-    for col in ("id", "date (UTC)", "machine", "reruns", "problems", "triples", "note"):
+    for col in ("id", "date (UTC)", "machine", "timing", "reruns", "problems", "triples", "note"):
         table.add_column(
             col, justify="right" if col in ("reruns", "problems", "triples") else "left"
         )
@@ -182,6 +212,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             info.id,
             f"{info.created_at:%Y-%m-%d %H:%M}",
             info.machine.describe(),
+            info.settings.timing,
             str(info.settings.reruns),
             str(len(info.problems)),
             str(len(campaign.measurements)),
@@ -201,11 +232,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     report = calibrate(stored, fresh, timing=args.timing)
     m = report.chosen.metrics
     table = Table(
-        title=f"{stored.id} (stored) → {fresh.id} (fresh), {args.timing} time: "
+        title=f"{stored.id} (stored) → {fresh.id} (fresh), {describe_timing(args.timing)}: "
         f"{m.triples} triples, {m.problems} problems, leave-one-problem-out",
         title_justify="left",
     )
-    columns = ("map", "formula", "R²_CV", "RMSE ms", "ρ pooled", "ρ in-problem")
+    columns = ("map", "formula", "R²_CV", report.rmse_label, "ρ pooled", "ρ in-problem")
     columns += ("|bias| mean", "|bias| max")
     for col in columns:
         left = col in ("map", "formula")
@@ -215,7 +246,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             f"[bold]{r['map']} ✓[/]" if r["chosen"] else str(r["map"]),
             str(r["formula"]),
             f"{r['r2_cv']:.4f}",
-            f"{r['rmse_cv_ms']:.2f}",
+            f"{r['rmse_cv']:,.0f}" if is_counted(args.timing) else f"{r['rmse_cv']:.2f}",
             f"{r['spearman_before']:.3f} → {r['spearman_after']:.3f}",
             f"{r['within_before']:.3f} → {r['within_after']:.3f}",
             f"{r['mean_abs_bias']:.1%}",

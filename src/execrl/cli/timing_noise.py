@@ -19,8 +19,11 @@ from rich.table import Table
 from execrl.cli._common import (
     EXIT_CHECK_FAILED,
     EXIT_OK,
+    TIMING_HELP,
     add_source_arguments,
+    add_timing_argument,
     console,
+    require_counting,
     save_json,
     writable_file,
     writable_folder,
@@ -35,6 +38,7 @@ from execrl.timing.diagnostics import diagnose
 from execrl.timing.drift import DEFAULT_K, monitor
 from execrl.timing.floor import FLOOR_TARGET_CV, measure_floor
 from execrl.timing.report import write_report
+from execrl.timing.store import describe_timing
 
 MAX_LOAD = 16.0
 """The most busy-loop processes per core the contention test starts."""
@@ -46,7 +50,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="rerun noise of a stored campaign: per test, per solution, orderings",
         description="Per test: rerun CV and std; per solution: std and range over reruns of "
         "its mean per-test percentile; between- vs within-solution variance; stability of "
-        "each problem's reference ordering. CPU and wall time side by side.",
+        "each problem's reference ordering. CPU and wall time side by side, and the count of a "
+        "campaign run with a counted --timing.",
     )
     p.add_argument("--campaign", metavar="ID", help="campaign id or prefix (default: latest)")
     p.add_argument("--store", type=Path, metavar="DIR", help=STORE_HELP)
@@ -77,6 +82,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the N smallest optimization tests per problem (default: 3)",
     )
     p.add_argument("--out", type=Path, metavar="FILE.json", help="also save the report as JSON")
+    add_timing_argument(p, help="also report the noise of a count: " + TIMING_HELP)
     p.set_defaults(handler=cmd_contention)
 
     p = sub.add_parser(
@@ -179,10 +185,16 @@ def cmd_contention(args: argparse.Namespace) -> int:
         raise ExecrlError(f"--reruns {args.reruns}: rerun noise needs at least 2")
     if args.max_tests < 1:
         raise UsageError(f"--max-tests {args.max_tests}: take at least 1 test")
+    require_counting(args.timing)
     writable_file(args.out, "--out")  # before minutes of measuring
     problems = select_problems(load_problems(args.source, format=args.format), args.ids)
     report = contention_test(
-        problems, loads, reruns=args.reruns, max_tests=args.max_tests, progress=True
+        problems,
+        loads,
+        reruns=args.reruns,
+        max_tests=args.max_tests,
+        progress=True,
+        timing=args.timing,
     )
     header, rows = report.table()
     print_table(f"contention · {report.machine.describe()}", header, rows)
@@ -253,6 +265,7 @@ def cmd_drift(args: argparse.Namespace) -> int:
     sentinels = [parse_sentinel(s) for s in args.sentinels or []]
     store = open_store(args.store)
     cmap = load_calibration(store, args.calibration)
+    require_counting(cmap.timing)  # (a counted map's sentinels are rerun counted)
     problems = load_problems(args.source, format=args.format)
     report = monitor(
         store, cmap, problems, k=args.k, sentinels=sentinels or None, reruns=args.reruns,
@@ -261,7 +274,7 @@ def cmd_drift(args: argparse.Namespace) -> int:
     header, rows = report.table()
     low, high = report.band_ratio
     print_table(
-        f"drift of {args.calibration!r} ({cmap.formula}), {report.timing} time, band "
+        f"drift of {args.calibration!r} ({cmap.formula}), {describe_timing(report.timing)}, band "
         f"fresh/predicted in [{low:.3f}, {high:.3f}]",
         header,
         rows,
