@@ -172,11 +172,17 @@ class Campaign(BaseModel):
 
     def require(self, timing: TimingMetric) -> None:
         """A DataError (one line) when ``timing`` is a count this campaign does not hold."""
-        if is_counted(timing) and not any(m.has(timing) for m in self.measurements):
-            raise DataError(
-                f"campaign {self.id} was measured with timing={self.timing} and holds no "
-                f"{timing} counts; measure one with `execrl timing campaign --timing {timing}`"
-            )
+        if not is_counted(timing) or any(m.has(timing) for m in self.measurements):
+            return
+        why = (
+            "but no passing test was counted"
+            if timing == self.timing
+            else f"and holds no {timing} counts"
+        )
+        raise DataError(
+            f"campaign {self.id} was measured with timing={self.timing} {why}; measure one "
+            f"with `execrl timing campaign --timing {timing}`"
+        )
 
     def durations(
         self,

@@ -46,5 +46,5 @@ def test_sentinels_of_a_clock_campaign_cannot_be_read_as_counts():
     counted = campaign("stored")
     uncounted = [m.model_copy(update={"instructions": None}) for m in counted.measurements]
     stored = counted.model_copy(update={"measurements": uncounted})
-    with pytest.raises(DataError, match="holds no instructions counts"):
+    with pytest.raises(DataError, match="no passing test was counted"):
         default_sentinels(stored, timing="instructions")
