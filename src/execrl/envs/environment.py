@@ -300,8 +300,7 @@ def _test_outcome(
     duration = result.duration_s(timing)
     detail = result.detail
     if verdict is Verdict.SUCCESS and duration >= limit_s:  # spec §1: applied after execution
-        shown, limit = format_duration(duration, timing), format_duration(limit_s, timing)
-        verdict, detail = Verdict.TIMEOUT, f"{timing} {shown} ≥ λ = {limit}"
+        verdict, detail = Verdict.TIMEOUT, _over_limit(duration, limit_s, timing)
     ranked = duration if verdict is Verdict.SUCCESS else cap_s  # timeouts (and failures) at cap
     return TestOutcome(test_id, role, verdict, duration, limit_s, ranked, detail=detail)
 
@@ -348,6 +347,14 @@ def check_counted(record: ExecutionRecord, timing: str) -> None:
                 f"was timed by {record.timing}); score it with timing={record.timing!r}, or "
                 f"rerun it with timing={timing!r}"
             )
+
+
+def _over_limit(duration: float, limit: float, timing: str) -> str:
+    """Why a success became a timeout: ``cpu time 0.600 s ≥ λ = 0.5 s``, or for a count
+    ``500,000,000 instructions ≥ λ = 400,000,000 instructions``."""
+    if is_counted(timing):
+        return f"{format_duration(duration, timing)} ≥ λ = {format_duration(limit, timing)}"
+    return f"{timing} time {duration:.3f} s ≥ λ = {limit:g} s"
 
 
 def _with_percentile(test: TestOutcome, p: float) -> TestOutcome:

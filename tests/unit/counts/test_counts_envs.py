@@ -99,7 +99,7 @@ def test_an_intended_limit_in_seconds_is_converted_to_a_count():
     assert under.timeout_fraction == 0.0 and under.g == 1
     assert over.timeout_fraction == 1.0 and over.g == 0
     assert over.optimization_tests[0].detail == (
-        "instructions 500,000,000 instructions ≥ λ = 400,000,000 instructions"
+        "500,000,000 instructions ≥ λ = 400,000,000 instructions"
     )
 
 
