@@ -520,7 +520,7 @@ def _request_builder(
             problem, program, tests=tests, options=options, program_name=name
         )
     plan = env.plan(problem)
-    options = ExecutionOptions(stop_at_first_failure=False, timing=env.config.timing or "cpu")
+    options = ExecutionOptions(stop_at_first_failure=False, timing=plan.timing)
     return lambda program, name: env.request(
         problem, program, plan=plan, options=options, program_name=name
     )

@@ -100,8 +100,8 @@ def test_score_by_count_without_valgrind_writes_nothing(no_valgrind, tmp_path, c
 
 
 def counted_reference_records() -> list[ExecutionRecord]:
-    """Hand-built counted records of the problem's correct references: the j-th reference
-    executes (j + 1) × 10⁸ instructions on every optimization test."""
+    """Hand-built counted records of the problem's correct references on all its tests: the
+    j-th reference executes (j + 1) × 10⁸ instructions on each (10⁶ on a correctness test)."""
     (problem,) = load_bundled([PROBLEM])
     refs = problem.references_labelled(ReferenceLabel.CORRECT)
     return [
@@ -112,9 +112,12 @@ def counted_reference_records() -> list[ExecutionRecord]:
             timing="instructions",
             results=[
                 TestResult(
-                    test_id=t.id, status=Status.SUCCESS, cpu_s=0.1, instructions=(j + 1) * 10**8
+                    test_id=t.id,
+                    status=Status.SUCCESS,
+                    cpu_s=0.1,
+                    instructions=(j + 1) * (10**8 if t.group == "optimization" else 10**6),
                 )
-                for t in problem.optimization_tests
+                for t in problem.tests
             ],
         )
         for j, ref in enumerate(refs)
@@ -126,6 +129,16 @@ def test_reading_counted_records_needs_no_valgrind(no_valgrind, tmp_path, capsys
     save_records(counted_reference_records(), records)
     assert main(["metrics", "screen", str(records), "--timing", "instructions"]) == 0
     assert "instructions" in capsys.readouterr().out
+
+
+def test_simulating_counted_records_needs_no_valgrind(no_valgrind, tmp_path, capsys):
+    records = tmp_path / "records.jsonl"
+    save_records(counted_reference_records(), records)
+    argv = ["simulate", "run", "--records", str(records), "--id", PROBLEM]
+    argv += ["--timing", "instructions", "--count-rate", "2e9", "--env", "qp(p=0.5)"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "qp(p=0.5)" in out and "rewards nothing" not in out
 
 
 def test_score_against_saved_durations_of_another_metric_is_one_line(tmp_path, capsys):
