@@ -56,6 +56,7 @@ from execrl.problems.models import Problem, ReferenceLabel
 from execrl.results import ResultsFile
 from execrl.rewards import REWARDS, Scored, extract_code, reward
 from execrl.rewards.compositions import RewardFn
+from execrl.sandbox.limits import is_counted
 from execrl.sandbox.protocol import Executor
 from execrl.sandbox.records import ExecutionRecord, program_sha256
 from execrl.timing import measure_reference_durations
@@ -465,6 +466,7 @@ def measure_references(
         cap_s=cfg.cap_s,
         timing=timing,
         progress=True,
+        per_second=cfg.count_rate,  # a timeout stored at the cap the environment charges
     )
     saved = references_path(out)
     write_text(
@@ -475,6 +477,7 @@ def measure_references(
                 "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
                 "machine": MachineFingerprint.current().model_dump(),
                 "timing": timing,
+                "count_rate": cfg.count_rate,
                 "isolation": executor.isolation,
                 "durations_s": {
                     p.id: {
@@ -550,6 +553,8 @@ def apply_saved_durations(
             f"is timed by {env.timing_for()}; score with --timing {saved_timing}, or measure "
             "the references again (--references measure)"
         )
+    if env is not None and is_counted(saved_timing):
+        check_saved_rate(path, data.get("count_rate"), env.config.count_rate)
     saved = data.get("durations_s")
     if not _is_nested_durations(saved):
         raise LoaderError(f"{path}: durations_s must map problem → reference → test → seconds")
@@ -566,6 +571,18 @@ def apply_saved_durations(
         ]
         updated[pid] = problem.model_copy(update={"references": refs})
     return updated
+
+
+def check_saved_rate(path: Path, saved: float | None, rate: float | None) -> None:
+    """Counted durations saved with their timeouts at the cap converted at one count rate
+    are only comparable under the same rate."""
+    if saved != rate:
+        shown = {None: "the default"}
+        raise LoaderError(
+            f"{path}: these counts stored timeouts at the cap converted at "
+            f"{shown.get(saved, saved)} counts per second, not {shown.get(rate, rate)}; score "
+            "with the same --count-rate, or measure the references again"
+        )
 
 
 def warn_unreferenced(problems: dict[str, Problem], env: Environment) -> None:
@@ -590,8 +607,10 @@ def score_row(scored: Scored, reward_fn: RewardFn, references: str) -> dict:
 
 
 def scores_table(env: Environment, reward_fn: RewardFn) -> Table:
+    timing = env.timing_for()
+    timed = f", timed by {timing}" if timing != "cpu" else ""
     table = Table(
-        title=f"environment {env.name}, reward {reward_fn.name}",
+        title=f"environment {env.name}, reward {reward_fn.name}{timed}",
         title_justify="left",
         caption=SCORE_LEGEND,
         caption_justify="left",

@@ -141,8 +141,17 @@ def test_simulating_counted_records_needs_no_valgrind(no_valgrind, tmp_path, cap
     assert "qp(p=0.5)" in out and "rewards nothing" not in out
 
 
-def test_score_against_saved_durations_of_another_metric_is_one_line(tmp_path, capsys):
-    # durations saved by an earlier `--references measure` run timed by CPU time
+@pytest.mark.parametrize(
+    "saved_timing, saved_rate, rate, message",
+    [
+        ("cpu", None, [], "measured by cpu, but the environment is timed by instructions"),
+        ("instructions", 1e9, ["--count-rate", "2e9"], "converted at 1000000000.0 counts per"),
+    ],
+)
+def test_score_against_saved_durations_of_another_scale_is_one_line(
+    saved_timing, saved_rate, rate, message, tmp_path, capsys
+):
+    # durations saved by an earlier `--references measure` run, by another metric or rate
     if not valgrind_status()[0]:
         pytest.skip(f"Valgrind cannot count here: {valgrind_status()[1]}")
     (problem,) = load_bundled([PROBLEM])
@@ -155,7 +164,8 @@ def test_score_against_saved_durations_of_another_metric_is_one_line(tmp_path, c
         json.dumps(
             {
                 "format": DURATIONS_FORMAT,
-                "timing": "cpu",
+                "timing": saved_timing,
+                "count_rate": saved_rate,
                 "durations_s": {PROBLEM: durations},
             }
         )
@@ -163,10 +173,9 @@ def test_score_against_saved_durations_of_another_metric_is_one_line(tmp_path, c
     program, out = tmp_path / "p.py", tmp_path / "scores.jsonl"
     program.write_text("print(1)\n")
     argv = ["score", "--id", PROBLEM, "--programs", str(program), "--out", str(out)]
-    argv += ["--env", "qp(p=0.5)", "--references", str(saved), "--timing", "instructions"]
+    argv += ["--env", "qp(p=0.5)", "--references", str(saved), "--timing", "instructions", *rate]
     assert main(argv) == 2
-    line = one_line_error(capsys)
-    assert "measured by cpu, but the environment is timed by instructions" in line
+    assert message in one_line_error(capsys)
     assert not out.exists()  # refused before the results file and the sandbox
 
 
