@@ -628,6 +628,74 @@ def install_seccomp(compiled: tuple) -> None:
     _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, address, 0, 0), "seccomp")
 
 
+def _counting_seccomp_program() -> list[tuple[int, int, int, int]]:
+    """The filter a counted program runs under, on top of the zygote's: no new process (fork,
+    vfork, clone without CLONE_THREAD), no exec and no memfd. A process the program started
+    would be counted apart (or, killed at the test's end, not at all), an exec'd image would
+    run outside Valgrind, and a memfd is executable memory a program could load code from;
+    threads are counted with the program, so clone() for a thread is allowed."""
+    ld_abs, jeq, jset, ret = 0x20, 0x15, 0x45, 0x06
+    allow, eperm = 0x7FFF0000, 0x00050000 | errno.EPERM
+    prog = [(ld_abs, 0, 0, 0)]
+    for n in _NO_NEW_PROCESS[_MACHINE]:
+        prog += [(jeq, 0, 1, n), (ret, 0, 0, eperm)]
+    prog += [
+        (jeq, 0, 3, _CLONE[_MACHINE]),
+        (ld_abs, 0, 0, 16),  # low 32 bits of args[0]: the flags
+        (jset, 1, 0, _CLONE_THREAD),
+        (ret, 0, 0, eperm),
+        (ret, 0, 0, allow),
+    ]
+    return prog
+
+
+_NO_NEW_PROCESS = {"x86_64": (57, 58, 59, 322, 319), "aarch64": (221, 281, 279)}
+"""fork, vfork, execve, execveat, memfd_create (aarch64 has no fork or vfork syscall)."""
+_CLONE_THREAD = 0x00010000
+
+_COUNTING_DENIED_EVENTS = frozenset(
+    {
+        "ctypes.call_function",
+        "ctypes.dlopen",
+        "ctypes.dlsym",
+        "ctypes.dlsym/handle",
+        "ctypes.cdata",
+        "ctypes.cdata/buffer",
+        "mmap.__new__",
+    }
+)
+"""What a counted program may not do: call native code through ctypes, or map memory it could
+make executable. Native code can issue Valgrind's client requests, one of which runs a function
+on the real CPU, uncounted."""
+
+
+def _counting_audit_hook(event: str, _args, _denied=_COUNTING_DENIED_EVENTS) -> None:
+    if event in _denied:
+        raise PermissionError(
+            f"{event.split('.')[0]} is not available to a program whose instructions are counted"
+        )
+
+
+def _count_from_here(filters) -> None:
+    """In a counted child, right before the program: fork the twin (it exits at once, so its
+    total is this process's total so far), then close the ways around the count. The host
+    subtracts the twin's total from this process's."""
+    twin = os.fork()
+    if twin == 0:
+        os._exit(0)
+    os.waitpid(twin, 0)  # its total is in the log before the program starts (and can end)
+    if filters is not None:
+        _check(
+            _libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(filters[1]), 0, 0),
+            "seccomp",
+        )
+    sys.addaudithook(_counting_audit_hook)
+
+
+_COUNTING: dict = {"filters": None, "on": False}
+"""Set in a counted zygote: whether children count, and the compiled filter they install."""
+
+
 # --------------------------------------------------------------------------------------------
 # The minimal root file system.
 
@@ -660,7 +728,7 @@ def build_root(config: dict) -> None:
             os.mkdir(root + host)
             _bind_readonly(host, root + host)
     _build_etc(root, uid, gid)
-    _build_dev(root, config["shm_mb"], _scratch_inodes(config))
+    _build_dev(root, config["shm_mb"], _scratch_inodes(config), _scratch_noexec(config))
     os.mkdir(root + "/proc")
     _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
     os.mkdir(root + "/tmp")
@@ -668,7 +736,7 @@ def build_root(config: dict) -> None:
         "tmpfs",
         root + "/tmp",
         "tmpfs",
-        MS_NOSUID | MS_NODEV,
+        MS_NOSUID | MS_NODEV | _scratch_noexec(config),
         f"size={config['scratch_mb']}m,nr_inodes={_scratch_inodes(config)},mode=755",
     )
     for path, fd in held:
@@ -715,7 +783,13 @@ def _scratch_inodes(config: dict) -> int:
     return int(config.get("scratch_files", 4096))
 
 
-def _build_dev(root: str, shm_mb: int, shm_inodes: int = 4096) -> None:
+def _scratch_noexec(config: dict) -> int:
+    """MS_NOEXEC for the writable mounts of a counted sandbox: a library a program wrote there
+    could not be mapped executable (its code could issue Valgrind's client requests)."""
+    return MS_NOEXEC if config.get("counting") else 0
+
+
+def _build_dev(root: str, shm_mb: int, shm_inodes: int = 4096, noexec: int = 0) -> None:
     dev = root + "/dev"
     os.mkdir(dev)
     _mount("tmpfs", dev, "tmpfs", MS_NOSUID, "size=64k,nr_inodes=64,mode=755")
@@ -731,7 +805,7 @@ def _build_dev(root: str, shm_mb: int, shm_inodes: int = 4096) -> None:
         os.symlink(target, f"{dev}/{name}")
     os.mkdir(dev + "/shm")
     shm = f"size={shm_mb}m,nr_inodes={shm_inodes},mode=1777"
-    _mount("tmpfs", dev + "/shm", "tmpfs", MS_NOSUID | MS_NODEV, shm)
+    _mount("tmpfs", dev + "/shm", "tmpfs", MS_NOSUID | MS_NODEV | noexec, shm)
 
 
 # --------------------------------------------------------------------------------------------
@@ -762,6 +836,9 @@ class Server:
         self.base_vm_bytes = _vm_size_bytes()
         self.spare: _Spare | None = None
         self.scratch_dirty = True
+        self.count_log_fd = config.get("count_log_fd")  # Valgrind's log (counted zygote only)
+        if self.count_log_fd is not None:
+            os.set_blocking(self.count_log_fd, False)
 
     # -- protocol ----------------------------------------------------------------------------
     def serve(self) -> None:
@@ -995,6 +1072,7 @@ class Server:
             _write_all(spare.stdin_fd, stdin)
             os.lseek(spare.stdin_fd, 0, os.SEEK_SET)
             os.close(spare.stdin_fd)
+            self.read_count_log()  # (what earlier processes wrote: not this test's)
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             setup_s = _process_cpu_s(spare.pid)  # the child's own set-up is not the program's
             clock = self.program_clock(spare.pid, setup_s)
@@ -1022,6 +1100,7 @@ class Server:
         )
         result["setup_failed"], result["memory_error"] = read_status(spare.ready_r, spare.ready)
         spare.ready_r = -1
+        self.add_count_log(result, spare.pid)
         return result
 
     def run_assert(self, code, test: dict, limits: dict, payloads: list[bytes]) -> dict:
@@ -1045,6 +1124,7 @@ class Server:
         status_r, status_w = os.pipe()
         self.reset_pid_counter()
         self.rlimit_table(limits)
+        self.read_count_log()
         start = time.perf_counter()
         pid = os.fork()
         if pid == 0:
@@ -1065,6 +1145,8 @@ class Server:
         outcome, status, wall_s, streams, _, hit = self.supervise(
             pid, start, limits, {"stdout": out_r, "stderr": err_r, "result": res_r}, clock
         )
+        if self.count_log_fd is not None and outcome == "exited":  # written when it ends
+            self.await_exit(candidate, limits)
         self.kill_tree(candidate)  # time the candidate, not the checker
         _, cand_status, rusage = os.wait4(candidate, 0)
         self.kill_everything(pid)
@@ -1078,7 +1160,41 @@ class Server:
         checker_failed, _ = read_status(checker_status_r)
         result["setup_failed"], result["memory_error"] = read_status(status_r)
         result["setup_failed"] = checker_failed or result["setup_failed"]
+        self.add_count_log(result, candidate, pid)
         return result
+
+    # -- counting (a zygote under Valgrind) --------------------------------------------------
+    def read_count_log(self) -> str:
+        """What Valgrind wrote to its log since the last read ("" when not counting)."""
+        if self.count_log_fd is None:
+            return ""
+        chunks = []
+        while True:
+            try:
+                data = os.read(self.count_log_fd, 1 << 16)
+            except BlockingIOError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+        return b"".join(chunks).decode("utf-8", "replace")
+
+    def add_count_log(self, result: dict, program_pid: int, *others: int) -> None:
+        """A counted test's log (every process of it has ended): the host finds the program's
+        total and its twin's there (the twin is the one process that is neither the program
+        nor one of ``others``)."""
+        if self.count_log_fd is not None:
+            result["count_log"] = self.read_count_log()[-20000:]
+            result["count_pids"] = [program_pid, *others]
+
+    def await_exit(self, pid: int, limits: dict) -> None:
+        """An assert test's candidate ends by itself once its checker has hung up (its count is
+        written at its exit; a killed one has none): wait for it, within the wall limit."""
+        deadline = time.monotonic() + min(limits["wall_time_s"], _CANDIDATE_EXIT_S)
+        while time.monotonic() < deadline:  # (pidfd_open is not there under Valgrind 3.19)
+            if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                return
+            time.sleep(_EXIT_POLL_S)
 
     def supervise(self, pid: int, start: float, limits: dict, fds: dict[str, int], cpu_used):
         """Collect ``pid``'s output until it exits or a limit is hit. The wall-clock limit
@@ -1101,13 +1217,14 @@ class Server:
         if cpu_limit < limits["wall_time_s"]:
             cpu_check = start + min(cpu_limit, _CPU_POLL_S)
         limit_hit = None
-        pidfd = os.pidfd_open(pid)
+        pidfd = _pidfd_open(pid)
         names = {fd: name for name, fd in fds.items()}
         poller = select.poll()
         for fd in names:
             os.set_blocking(fd, False)
             poller.register(fd, select.POLLIN)
-        poller.register(pidfd, select.POLLIN)
+        if pidfd is not None:
+            poller.register(pidfd, select.POLLIN)
         open_fds = set(names)
         outcome, status, rusage, wall_s, exited = "exited", None, None, None, False
         while True:
@@ -1125,6 +1242,12 @@ class Server:
                         break
                     cpu_check = now + min(cpu_limit - used, _CPU_POLL_S)
                 wait_s = min(wait_s, max(0.0, cpu_check - now))
+            if pidfd is None and not exited:  # no pidfd: look for its exit every few ms
+                reaped, status, rusage = os.wait4(pid, os.WNOHANG)
+                if reaped:
+                    wall_s, exited = time.perf_counter() - start, True
+                    deadline = min(deadline, time.perf_counter() + 0.05)  # short drain
+                wait_s = min(wait_s, _EXIT_POLL_S)
             events = poller.poll(wait_s * 1000)
             if exited and not events:
                 break
@@ -1164,7 +1287,8 @@ class Server:
             wall_s = time.perf_counter() - start
             if outcome == "timeout":
                 status = None
-        os.close(pidfd)
+        if pidfd is not None:
+            os.close(pidfd)
         for fd in fds.values():
             os.close(fd)
         streams = {k: _joined(v) if v else b"" for k, v in chunks.items()}
@@ -1331,10 +1455,32 @@ class Server:
         cpu = math.ceil(limits["cpu_time_s"] + time.process_time())
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         for res, pair in self.rlimit_table(limits):
-            resource.setrlimit(res, pair)
+            try:
+                resource.setrlimit(res, pair)
+            except ValueError:  # (only under Valgrind, which keeps some hard limits: lower soft)
+                if self.count_log_fd is None:
+                    raise
+                hard = resource.getrlimit(res)[1]
+                resource.setrlimit(res, (min(pair[0], hard), hard))
 
 
 _SOCKET_WAIT_S = 1.0
+_EXIT_POLL_S = 0.002
+"""Without pidfd_open (Valgrind 3.19 does not know the syscall), how often a child's exit is
+looked for."""
+
+
+def _pidfd_open(pid: int) -> int | None:
+    """A pidfd for ``pid``, or None where the system call is missing (ENOSYS)."""
+    try:
+        return os.pidfd_open(pid)
+    except OSError as exc:
+        if exc.errno != errno.ENOSYS:
+            raise
+        return None
+
+
+_CANDIDATE_EXIT_S = 60.0
 
 
 def _bound_unix_sockets() -> int:
@@ -1713,6 +1859,8 @@ def _run_program(code, test: dict) -> None:
     exit_code, shut_down = 0, False
     with contextlib.suppress(OSError):
         os.write(_STATUS_FD, b"S")  # from here on the program runs
+    if _COUNTING["on"]:
+        _count_from_here(_COUNTING["filters"])
     try:
         exec(code, namespace)
         if test["kind"] == "call":
@@ -2326,9 +2474,17 @@ def main() -> None:
     if config.get("role") == "compiler":
         _serve_compiler(config)
         return
+    if config.get("counting"):
+        _COUNTING["on"] = True
+        if config["seccomp"] and SECCOMP_SUPPORTED:
+            program = _counting_seccomp_program()
+            filters = (_SockFilter * len(program))(*[_SockFilter(*ins) for ins in program])
+            _COUNTING["filters"] = (filters, _SockFprog(len(program), filters))
     # The first compile() and marshal.loads() in a process set up the parser's and
     # unmarshaller's lazy state: done here once, not in every checker (+1.2 ms) and candidate.
     marshal.loads(marshal.dumps(compile(_WARM_UP, "<warm-up>", "exec")))
+    # And a call test's value codecs (their first use is ~12 M instructions in every child)
+    decode_value(json.loads(json.dumps(encode_value([1, "a", None, (2.5,)]))))
     try:
         server = Server(config)  # (its compiler must have come up)
     except Exception as exc:

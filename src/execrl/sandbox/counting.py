@@ -27,6 +27,7 @@ import subprocess
 from dataclasses import dataclass, fields
 
 from execrl.errors import ConfigError
+from execrl.sandbox.limits import Limits
 
 SLOWDOWN_CAP = 100
 """The counted run's CPU and wall limits are the native limits times this: cachegrind runs
@@ -133,6 +134,14 @@ def valgrind_command(timing: str, log_fd: int) -> list[str]:
     ]
 
 
+def fixed_layout_prefix() -> list[str]:
+    """``setarch -R`` where there is one: no address-space randomisation for the counted
+    server, so objects hashed by address (sets of objects, dicts keyed by them) are laid out
+    the same on every run."""
+    setarch = shutil.which("setarch")
+    return [setarch, "-R"] if setarch else []
+
+
 def valgrind_path() -> str:
     """The Valgrind executable; a ConfigError with the install command when there is none."""
     path = shutil.which("valgrind")
@@ -193,3 +202,51 @@ def seconds_as(seconds: float, timing: str, per_second: float | None = None) -> 
     if timing not in COUNTS_PER_SECOND:
         return seconds
     return seconds * (per_second or COUNTS_PER_SECOND[timing])
+
+
+def counted_limits(limits: Limits) -> Limits:
+    """The limits of a counted run: CPU and wall limits times ``SLOWDOWN_CAP`` (past the
+    native maximum: the counted run is a measurement, its verdict is the native run's) and
+    ``EXTRA_MEMORY_MB`` more memory."""
+    resolved = limits.resolved()
+    return resolved.model_copy(
+        update={
+            "cpu_time_s": resolved.cpu_time_s * SLOWDOWN_CAP,
+            "wall_time_s": resolved.wall_limit_s * SLOWDOWN_CAP,
+            "memory_mb": resolved.memory_mb + EXTRA_MEMORY_MB,
+        }
+    )
+
+
+def attach_counters(run: dict, harness: Counters | None) -> None:
+    """Turn a counted run's log (``count_log``, ``count_pids``: the program's pid first, then
+    the other processes of the test that are not its twin) into ``run["counters"]``: the
+    program's total less its twin's, less ``harness`` (an empty program's, when given); or
+    ``run["count_error"]`` saying why there is none. A count is only taken from a program
+    that ended by itself: a killed process reports nothing."""
+    log, pids = run.pop("count_log", None), run.pop("count_pids", None)
+    if log is None or not pids:
+        return
+    totals, failed = parse_summaries(log)
+    program = pids[0]
+    twins = [pid for pid in totals if pid not in pids]
+    if program in failed or program not in totals:
+        run["count_error"] = "the program reported no count (it did not end by itself)"
+        return
+    if len(twins) != 1:
+        run["count_error"] = f"expected one twin process in the log, found {len(twins)}"
+        return
+    own = totals[program] - totals[twins[0]]
+    if harness is not None:
+        own = own - harness
+    if own.ir < -HARNESS_TOLERANCE:
+        run["count_error"] = f"an impossible count ({own.ir} instructions): not trusted"
+        return
+    run["counters"] = Counters(*(max(0, v) for v in own.as_dict().values()))
+
+
+HARNESS_TOLERANCE = 20_000
+"""How far below the empty program's count a program may land before its count is refused as
+impossible: the harness path varies by a few hundred instructions (the server's own history:
+which of its code paths are specialised), a count below that by more than this means the
+totals were not what they claim."""

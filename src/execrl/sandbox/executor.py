@@ -26,12 +26,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from execrl.errors import ExecutionError
 from execrl.problems.models import AssertTest, CallTest, Checker, Problem, StdioTest, TestCase
-from execrl.sandbox import _zygote
+from execrl.sandbox import _zygote, counting
 from execrl.sandbox.batch import _progress
 from execrl.sandbox.compare import iter_tokens, outputs_match
 from execrl.sandbox.forkserver import ForkServer, RawRun, SandboxCrashed
 from execrl.sandbox.isolation import SandboxConfig
-from execrl.sandbox.limits import ExecutionOptions, Limits
+from execrl.sandbox.limits import ExecutionOptions, Limits, is_counted
 from execrl.sandbox.protocol import Executor
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, Timing, program_sha256
 from execrl.sandbox.returned import ValueRejected, decode_returned, show
@@ -163,6 +163,8 @@ class LocalExecutor(Executor):
         self._closed = False
         self._servers: queue.Queue[ForkServer] = queue.Queue()
         self._all: list[ForkServer] = []
+        # (worker, timing) -> that worker's counted fork server, started on first use
+        self._counters: dict[tuple[int, str], ForkServer] = {}
         for i in range(self.workers):
             server = ForkServer(self.config, worker=i, cpu=self.cores[i % len(self.cores)])
             self._all.append(server)
@@ -262,9 +264,10 @@ class LocalExecutor(Executor):
     def close(self) -> None:
         self._closed = True
         self._pool.shutdown(wait=True)
-        for server in self._all:
+        for server in [*self._all, *self._counters.values()]:
             server.close()
         self._all.clear()
+        self._counters.clear()
         if self._host_affinity is not None:
             os.sched_setaffinity(0, self._host_affinity)
             self._host_affinity = None
@@ -307,11 +310,71 @@ class LocalExecutor(Executor):
         if raw is None:
             return TestResult(test_id=test.id, status=Status.INCONCLUSIVE, detail=_short(failure))
         result = judge(test, raw, request.checker, request.limits)
-        if request.checker.kind == "custom":  # a Kattis-style output validator decides
-            from execrl.sandbox.validators import revalidate
+        result = _validated(server, request, test, raw, result)
+        result = apply_intended_limit(result, request.options)
+        if result.passed and is_counted(request.options.timing):
+            wired = (program, spec, stdin, secret)
+            result = self._counted(server, request, test, wired, result)
+        return result
 
-            result = revalidate(server, request.checker, test, raw, result)
-        return apply_intended_limit(result, request.options)
+    # -- counts: a second run under Valgrind (execrl.sandbox.counting) -----------------------
+    def _counted(
+        self, server: ForkServer, request: ExecutionRequest, test: TestCase, wired, result
+    ) -> TestResult:
+        """``result`` (a native pass) with the program's count, from a run on this worker's
+        counted server. The verdict stays the native run's: the counted run must pass too
+        (under limits scaled for Valgrind's slowdown), else the test is ``inconclusive``."""
+        timing = request.options.timing
+        counter = self._counter_for(server, timing)
+        limits = counting.counted_limits(request.limits)
+        program, spec, stdin, secret = wired
+        raw = None
+        for _attempt in range(2):  # spec §6: an inconclusive execution is retried once, at once
+            try:
+                raw = counter.run(program, spec, stdin, limits, 1, secret)
+                break
+            except SandboxCrashed as exc:
+                failure = str(exc)
+        if raw is None:
+            return _uncounted(result, f"the counted run failed: {failure}")
+        counted = _validated(server, request, test, raw, judge(test, raw, request.checker, limits))
+        run = raw.runs[0] if raw.runs else {}
+        if not counted.passed:
+            return _uncounted(result, f"the counted run did not pass: {counted.detail}")
+        if "counters" not in run:
+            return _uncounted(result, f"no count: {run.get('count_error', 'none reported')}")
+        counters = run["counters"]
+        cycles = counters.cycles_estimate() if timing == "cycles_estimate" else None
+        return result.model_copy(update={"instructions": counters.ir, "cycles_estimate": cycles})
+
+    def _counter_for(self, server: ForkServer, timing: str) -> ForkServer:
+        """The counted fork server of ``server``'s worker (same core), started on first use; a
+        ConfigError (with the install command) where Valgrind cannot count."""
+        key = (server.worker, timing)
+        counter = self._counters.get(key)
+        if counter is None:
+            counting.require_valgrind()
+            counter = ForkServer(self.config, worker=server.worker, cpu=server.cpu, counting=timing)
+            self._counters[key] = counter
+        return counter
+
+
+def _validated(
+    server: ForkServer, request: ExecutionRequest, test: TestCase, raw: RawRun, result: TestResult
+) -> TestResult:
+    """``result``, or a Kattis-style output validator's verdict where the checker is one."""
+    if request.checker.kind != "custom":
+        return result
+    from execrl.sandbox.validators import revalidate
+
+    return revalidate(server, request.checker, test, raw, result)
+
+
+def _uncounted(result: TestResult, why: str) -> TestResult:
+    """A native pass whose count could not be taken: ``inconclusive`` (the runner failed, not
+    the program), with the native times kept."""
+    detail = _short(f"passed natively; {why}")
+    return result.model_copy(update={"status": Status.INCONCLUSIVE, "detail": detail})
 
 
 def _wire_test(

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from execrl.errors import ExecutionError
-from execrl.sandbox import _zygote
+from execrl.sandbox import _zygote, counting
+from execrl.sandbox.counting import Counters
 from execrl.sandbox.isolation import (
     SandboxConfig,
     probe,
@@ -72,10 +73,19 @@ class ForkServer:
     """One fork server in fresh namespaces, optionally pinned to a CPU core."""
 
     def __init__(
-        self, config: SandboxConfig | None = None, *, worker: int = 0, cpu: int | None = None
+        self,
+        config: SandboxConfig | None = None,
+        *,
+        worker: int = 0,
+        cpu: int | None = None,
+        counting: str | None = None,
     ) -> None:
         self.config = config or SandboxConfig()
         self.worker, self.cpu = worker, cpu
+        self.counting = counting
+        """``instructions`` or ``cycles_estimate``: this server runs under Valgrind and every
+        run reports the program's counters (``execrl.sandbox.counting``); None: native."""
+        self.harness: dict[str, Counters] = {}  # (counted) what an empty program counts, by kind
         self.probe = probe()
         if self.config.strict and not self.config.allow_network and not self.probe.namespaces:
             raise SandboxUnavailable(
@@ -101,6 +111,7 @@ class ForkServer:
     def start(self) -> None:
         request_r, self._request_w = os.pipe()
         self._reply_r, reply_w = os.pipe()
+        log_r, log_w = os.pipe() if self.counting else (None, None)  # Valgrind's log
         # the zygote's channel to its compiler (a second sandboxed process, see _zygote)
         compile_r, compile_w = os.pipe()
         compiled_r, compiled_w = os.pipe()
@@ -131,6 +142,8 @@ class ForkServer:
             "closerange_syscall": bool(sysconfig.get_config_var("HAVE_CLOSE_RANGE")),
             "cgroup_procs": str(self._cgroup / "cgroup.procs") if self._cgroup else None,
             "test_cgroup": self._make_test_cgroups(),
+            "counting": self.counting,
+            "count_log_fd": log_r,
         }
         compiler_config = dict(
             zconfig,
@@ -140,14 +153,22 @@ class ForkServer:
             compiler_fds=None,
             test_cgroup=None,
             preimport=[],
+            counting=None,
+            count_log_fd=None,
         )
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the server)
         try:
             self._compiler = self._spawn(compiler_config, (compile_r, compiled_w))
-            self._proc = self._spawn(zconfig, (request_r, reply_w, compile_w, compiled_r))
+            zygote_fds = (request_r, reply_w, compile_w, compiled_r)
+            if log_r is not None:
+                zygote_fds += (log_r, log_w)
+            self._proc = self._spawn(zconfig, zygote_fds, count_log=log_w)
         finally:
             for fd in (request_r, reply_w, compile_r, compile_w, compiled_r, compiled_w):
                 os.close(fd)
+            for fd in (log_r, log_w):
+                if fd is not None:
+                    os.close(fd)
         try:
             ready, _ = self._read_reply(START_TIMEOUT_S)
         except SandboxCrashed as exc:
@@ -155,15 +176,33 @@ class ForkServer:
         if not ready.get("ok"):
             self.close()
             raise SandboxUnavailable(ready.get("error", "the sandbox did not start"))
+        if self.counting:
+            self._measure_harness()
 
-    def _spawn(self, config: dict, fds: tuple[int, ...]) -> subprocess.Popen:
+    def _spawn(
+        self, config: dict, fds: tuple[int, ...], count_log: int | None = None
+    ) -> subprocess.Popen:
         """One sandboxed process running _zygote.py with ``config`` (the zygote or its
-        compiler), on this server's core."""
+        compiler), on this server's core; under Valgrind (logging to ``count_log``) when it is
+        a counted zygote. A counted interpreter has a fixed hash seed, which ``-I`` would
+        ignore (it implies ``-E``): it runs with ``-s -P`` instead, in the same bare
+        environment."""
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+        python = [sys.executable, "-I", "-S"]
+        if count_log is not None:
+            env["PYTHONHASHSEED"] = counting.HASH_SEED
+            env["PYTHONMALLOC"] = "malloc"
+            python = [
+                *counting.fixed_layout_prefix(),
+                *counting.valgrind_command(self.counting, count_log),
+                sys.executable,
+                "-s",
+                "-P",
+                "-S",
+            ]
         argv = [
             *unshare_command(self.probe, self.config),
-            sys.executable,
-            "-I",
-            "-S",
+            *python,
             zygote_script(),
             json.dumps(config),
         ]
@@ -176,8 +215,51 @@ class ForkServer:
             stdout=subprocess.DEVNULL,
             stderr=self._stderr,
             start_new_session=True,
-            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+            env=env,
         )
+
+    def _measure_harness(self) -> None:
+        """What the harness around a program counts, by test kind: an empty program's count,
+        measured once per server and subtracted from every count (an empty program counts 0).
+        A kind whose empty run cannot be counted makes the server unusable: said at once."""
+        empty = Limits(cpu_time_s=5, memory_mb=256)
+        probes = {
+            "stdio": ("", {"id": "harness", "kind": "stdio"}, b"", None),
+            "call": (
+                "def f():\n    pass\n",
+                {
+                    "id": "harness",
+                    "kind": "call",
+                    "fn_name": "f",
+                    "args": json.dumps(_zygote.encode_value([])),
+                    "prelude": "",
+                },
+                b"",
+                None,
+            ),
+            "assert": (
+                "def f():\n    pass\n",
+                {
+                    "id": "harness",
+                    "kind": "assert",
+                    "entry_point": "f",
+                    "prelude": "",
+                    "checker_prelude": "",
+                },
+                b"",
+                b"assert f() is None\n",  # (one call: its harness part is not the program's)
+            ),
+        }
+        for kind, (code, test, stdin, secret) in probes.items():
+            raw = self.run(code, test, stdin, empty, 1, secret, raw_counts=True)
+            run = raw.runs[0] if raw.runs else {}
+            if "counters" not in run or run["exit_code"] != 0:
+                self.close()
+                raise SandboxUnavailable(
+                    f"Valgrind could not count an empty {kind} program here: "
+                    f"{run.get('count_error', raw.compile_error or 'no count')}"
+                )
+            self.harness[kind] = run["counters"]
 
     def _host_scratch(self) -> str:
         """Without a mount namespace the scratch directory lives on the host: a private one
@@ -239,9 +321,13 @@ class ForkServer:
         limits: Limits,
         repeats: int = 1,
         secret: bytes | None = None,
+        *,
+        raw_counts: bool = False,
     ) -> RawRun:
         """Run ``code`` on one test. ``secret`` (an assert test's code) reaches only the trusted
-        checker process. Raises SandboxCrashed (and restarts) if the server dies."""
+        checker process. Raises SandboxCrashed (and restarts) if the server dies. On a counted
+        server every run has ``counters`` (the program's own, the harness's subtracted unless
+        ``raw_counts``) or ``count_error`` (why it has none)."""
         if self._proc is None:
             self.uid = self._allocate_uid()
             self.start()
@@ -267,6 +353,8 @@ class ForkServer:
             if not reply.get("ok"):  # its own bookkeeping failed: it stops; never reuse it
                 raise SandboxCrashed(str(reply.get("error", "unknown sandbox error")))
         except (OSError, SandboxCrashed) as exc:
+            if raw_counts:  # (measuring the harness, while starting: the start fails)
+                raise SandboxUnavailable(f"the counted fork server failed: {exc}") from exc
             self.restart()
             raise SandboxCrashed(f"the fork server failed: {exc}") from exc
         if "compile_error" in reply:
@@ -276,6 +364,10 @@ class ForkServer:
         for run in reply["runs"][1:]:  # a later repeat's streams travel only if they differ
             own = run.pop("own_streams", False)
             streams.append((next(rest), next(rest), next(rest)) if own else streams[0])
+        if self.counting:
+            harness = None if raw_counts else self.harness.get(test["kind"])
+            for run in reply["runs"]:
+                counting.attach_counters(run, harness)
         return RawRun(reply["runs"], stdout, stderr, result, reply["outputs_differ"], None, streams)
 
     def _read_reply(
