@@ -9,6 +9,10 @@ points, for CPU and wall time, on an idle machine and with a CPU hog on the othe
 the same core as the sandbox worker. All conditions run in one invocation.
 
     python benchmarks/timing_stability.py [--reruns 10] [--tests-per-problem N] [--out FILE]
+        [--timing clock|instructions|cycles_estimate]
+
+With ``--timing instructions`` the durations are instruction counts under Valgrind (issue 20):
+each rerun is a request of its own, counted once per test.
 """
 
 from __future__ import annotations
@@ -51,13 +55,16 @@ def cpu_hog(core: int | None):
         hog.wait()
 
 
+def timed_tests(problem, tests_per_problem: int | None) -> list:
+    tests = sorted(problem.optimization_tests, key=lambda t: len(t.input))
+    return tests[:tests_per_problem] if tests_per_problem else tests
+
+
 def measure(problems, executor, reruns: int, tests_per_problem: int | None) -> dict:
     """durations[(problem, reference)][metric][rerun][test] for every correct reference."""
     requests, keys = [], []
     for problem in problems:
-        tests = sorted(problem.optimization_tests, key=lambda t: len(t.input))
-        if tests_per_problem:
-            tests = tests[:tests_per_problem]
+        tests = timed_tests(problem, tests_per_problem)
         for ref in problem.references_labelled("correct"):
             requests.append(
                 ExecutionRequest.for_problem(
@@ -77,6 +84,29 @@ def measure(problems, executor, reruns: int, tests_per_problem: int | None) -> d
             for metric in ("cpu", "wall")
         }
     return durations
+
+
+def measure_counts(problems, executor, reruns: int, tests_per_problem: int | None, timing: str):
+    """As ``measure`` for a counted timing: one request per rerun (a request counts each test
+    once: a count is not repeated within a request)."""
+    requests, keys = [], []
+    for problem in problems:
+        tests = timed_tests(problem, tests_per_problem)
+        for ref in problem.references_labelled("correct"):
+            for _ in range(reruns):
+                options = ExecutionOptions(timing=timing)
+                requests.append(
+                    ExecutionRequest.for_problem(problem, ref.code, tests=tests, options=options)
+                )
+                keys.append((problem.id, ref.name))
+    runs = defaultdict(list)
+    for key, record in zip(keys, executor.run_batch(requests, description=timing), strict=True):
+        runs[key].append(record)
+    return {
+        key: {timing: [[r.duration_s(timing) for r in rec.results] for rec in records]}
+        for key, records in runs.items()
+        if all(rec.all_passed for rec in records)  # a reference that failed here is not scored
+    }
 
 
 def rerun_std_points(durations: dict, metric: str) -> list[float]:
@@ -126,8 +156,15 @@ def main() -> None:
         default="idle,hog_other_core,hog_same_core",
         help="comma-separated, run in this order (default: all three)",
     )
+    parser.add_argument(
+        "--timing",
+        choices=("clock", "instructions", "cycles_estimate"),
+        default="clock",
+        help="clock: CPU and wall time (default); or a count under Valgrind",
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
+    metrics = ("cpu", "wall") if args.timing == "clock" else (args.timing,)
     cores = sorted(os.sched_getaffinity(0))
     worker_core, other_core = cores[-1], cores[0] if len(cores) > 1 else None
     problems = load_bundled(args.problem)
@@ -140,9 +177,14 @@ def main() -> None:
     with LocalExecutor(workers=1, cores=[worker_core], reserve_host_core=True) as executor:
         for name, hog_core in conditions.items():
             with cpu_hog(hog_core):
-                durations = measure(problems, executor, args.reruns, args.tests_per_problem)
+                if args.timing == "clock":
+                    durations = measure(problems, executor, args.reruns, args.tests_per_problem)
+                else:
+                    durations = measure_counts(
+                        problems, executor, args.reruns, args.tests_per_problem, args.timing
+                    )
             results[name] = {
-                metric: summary(rerun_std_points(durations, metric)) for metric in ("cpu", "wall")
+                metric: summary(rerun_std_points(durations, metric)) for metric in metrics
             }
             results[name]["solutions"] = len(durations)
             print(name, results[name], flush=True)
@@ -155,7 +197,10 @@ def main() -> None:
             "problems": len(problems),
             "worker_core": worker_core,
             "rerun_std_percentile_points": results,
-            "target": "cpu std <= 2 points with the other core loaded",
+            "timing": args.timing,
+            "target": "cpu std <= 2 points with the other core loaded"
+            if args.timing == "clock"
+            else f"{args.timing} std <= 0.5 points in every condition",
         },
         args.out,
     )

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from execrl.problems import AssertTest, CallTest, StdioTest
+from execrl.problems import AssertTest, CallTest, Checker, StdioTest
 from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import ExecutionOptions, Limits
 from execrl.sandbox.records import Status, TestResult
@@ -746,3 +746,74 @@ def test_grandchild_did_not_write_later(verdicts):
 
     time.sleep(3.5)  # the detached grandchild would have written by now
     assert not Path(f"/tmp/grandchild-{NONCE}").exists()
+
+
+# -- the same programs on a counted server (timing="instructions", issue 20) ---------------------
+# A counted run is a second run of a program that passed natively; here every hostile program
+# runs on a counted fork server directly (no native gate), so each containment is tried under
+# Valgrind too. Limits are scaled for Valgrind's slowdown, except for programs that never end.
+
+COUNTED_REFUSES = re.compile(
+    r"\bos\.fork\b|subprocess|multiprocessing|ctypes|mmap|os\.exec|posix_spawn|memfd"
+)
+"""Programs that start a process, exec, or reach native code: a counted program may not (it
+would hide work from the count), so there they fail where natively they may pass."""
+
+
+def counted_expectation(case: Case) -> set[Status]:
+    if COUNTED_REFUSES.search(case.code):
+        return case.expect | {Status.RUNTIME_ERROR}
+    return case.expect
+
+
+@pytest.fixture(scope="module")
+def counted_verdicts(host_services):
+    from execrl.sandbox import counting
+    from execrl.sandbox.executor import _wire_test, judge
+    from execrl.sandbox.forkserver import ForkServer
+
+    if not counting.valgrind_status()[0]:
+        pytest.skip(f"Valgrind: {counting.valgrind_status()[1]}")
+    port, _ = host_services
+    out = {}
+    with ForkServer(counting="instructions") as server:
+        for case in CASES:
+            test = case.test or StdioTest(id="t", input=str(port), output="connected\n")
+            spec, stdin, secret = _wire_test(test, case.starter_code)
+            endless = case.expect <= {Status.TIMEOUT, Status.RUNTIME_ERROR, Status.MEMORY_LIMIT}
+            limits = (
+                case.limits
+                if Status.TIMEOUT in case.expect and endless
+                else (
+                    counting.counted_limits(case.limits).model_copy(
+                        update={
+                            "cpu_time_s": case.limits.cpu_time_s * 10,
+                            "wall_time_s": case.limits.wall_limit_s * 10,
+                        }
+                    )
+                )
+            )
+            raw = server.run(case.code, spec, stdin, limits, 1, secret)
+            out[case.name] = (judge(test, raw, Checker(), limits), raw)
+        benign_spec, benign_stdin, _ = _wire_test(BENIGN_TEST, None)
+        raw = server.run(BENIGN.code, benign_spec, benign_stdin, counting.counted_limits(SHORT))
+        out["benign-after-all"] = (judge(BENIGN_TEST, raw, Checker(), SHORT), raw)
+    return out
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_hostile_program_is_contained_when_counted(case, counted_verdicts):
+    result, _ = counted_verdicts[case.name]
+    expected = counted_expectation(case)
+    assert result.status in expected, f"{case.name}: {result.status} ({result.detail})"
+    if case.check and result.status in case.expect and not COUNTED_REFUSES.search(case.code):
+        case.check(result, result.detail)
+
+
+def test_a_counted_server_still_judges_a_benign_program_after_them(counted_verdicts, host_services):
+    result, raw = counted_verdicts["benign-after-all"]
+    assert result.status is Status.SUCCESS and "counters" in raw.runs[0]
+    _, accepted = host_services
+    assert accepted == []
+    for path in ESCAPE_FILES:
+        assert not path.exists(), path
