@@ -2043,6 +2043,7 @@ class _CallChannel:
     prelude objects and Remote handles; nothing the candidate sends runs as code here."""
 
     def __init__(self, classes: dict) -> None:
+        self.requests = 0
         self.classes = classes
         self.entry_calls = 0
         self.stand_ins: dict[tuple[str, str], type] = {}
@@ -2055,6 +2056,7 @@ class _CallChannel:
         return names
 
     def request(self, message: dict):
+        self.requests += 1  # (reported: a counted run subtracts the harness's part of each)
         try:
             write_message(5, message)
         except OSError:
@@ -2225,6 +2227,7 @@ def _run_checker(test: dict) -> None:
     sys.setrecursionlimit(1000)
     namespace = {"__name__": "__main__", "__builtins__": builtins}
     entry_point = test["entry_point"]
+    channel = None
     try:
         try:
             prelude = test.get("checker_prelude", test.get("prelude", ""))
@@ -2260,6 +2263,7 @@ def _run_checker(test: dict) -> None:
             report = {"assertion": True, "detail": _format_exc_line(exc)}
         else:
             report = {"detail": f"test code raised {_format_exc_line(exc)}"}
+    report["requests"] = channel.requests if channel is not None else 0
     _write_all(3, json.dumps(report).encode())
     os._exit(0)
 

@@ -70,8 +70,14 @@ class Counters:
     dlmr: int = 0
     dlmw: int = 0
 
+    def __add__(self, other: Counters) -> Counters:
+        return Counters(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+
     def __sub__(self, other: Counters) -> Counters:
         return Counters(*(getattr(self, f.name) - getattr(other, f.name) for f in fields(self)))
+
+    def times(self, k: int) -> Counters:
+        return Counters(*(getattr(self, f.name) * k for f in fields(self)))
 
     def cycles_estimate(self) -> float:
         """Instructions plus weighted misses, as KCachegrind's cycle estimation (and in the
