@@ -680,6 +680,7 @@ def _count_from_here(filters) -> None:
     """In a counted child, right before the program: fork the twin (it exits at once, so its
     total is this process's total so far), then close the ways around the count. The host
     subtracts the twin's total from this process's."""
+    sys._clear_type_cache()  # (its hits and misses would carry the server's history)
     twin = os.fork()
     if twin == 0:
         os._exit(0)

@@ -192,6 +192,7 @@ class ForkServer:
         if count_log is not None:
             env["PYTHONHASHSEED"] = counting.HASH_SEED
             env["PYTHONMALLOC"] = "malloc"
+            env["LD_BIND_NOW"] = "1"  # no lazy symbol binding: its cost would move with history
             python = [
                 *counting.fixed_layout_prefix(),
                 *counting.valgrind_command(self.counting, count_log),
