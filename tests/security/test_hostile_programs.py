@@ -760,10 +760,17 @@ COUNTED_REFUSES = re.compile(
 would hide work from the count), so there they fail where natively they may pass."""
 
 
+COUNTED_DIFFERS = {"kill_minus_one": {Status.WRONG_ANSWER}}
+"""Observed under Valgrind: ``kill(-1, SIGKILL)`` returns success (natively EPERM: no process
+of the sandbox's uid but the caller), so the program goes on and prints nothing. The judge
+lives on either way; that is what the case is for."""
+
+
 def counted_expectation(case: Case) -> set[Status]:
+    expected = case.expect | COUNTED_DIFFERS.get(case.name, set())
     if COUNTED_REFUSES.search(case.code):
-        return case.expect | {Status.RUNTIME_ERROR}
-    return case.expect
+        return expected | {Status.RUNTIME_ERROR}
+    return expected
 
 
 @pytest.fixture(scope="module")

@@ -97,24 +97,35 @@ def scrub(*buffers) -> None:
             ctypes.memset(id(data) + _BYTES_DATA, 0, len(data))
 
 
-def read_message(fd: int) -> tuple[dict, list]:
+def read_message(fd: int, *, exact: bool = False) -> tuple[dict, list]:
     """Read one message. With ``secret_last`` in the header, the last payload is read straight
-    into a bytearray (no immutable copies), so its owner can zero it after use."""
-    (size,) = _LEN.unpack(_read_exact(fd, _LEN.size))
-    header = json.loads(_read_exact(fd, size))
+    into a bytearray (no immutable copies), so its owner can zero it after use. ``exact``
+    (a counted zygote): every part is read that way, so what is allocated does not depend on
+    how the data arrived in pieces (a count must not depend on the host's timing)."""
+    read = _read_into if exact else _read_exact
+    (size,) = _LEN.unpack(read(fd, _LEN.size))
+    header = json.loads(read(fd, size))
     sizes = header.pop("payload_sizes", [])
     secret = sizes.pop() if header.get("secret_last") and sizes else None
-    payloads: list = [_read_exact(fd, n) for n in sizes]
+    payloads: list = [read(fd, n) for n in sizes]
     if secret is not None:
-        buffer = bytearray(secret)
-        view, got = memoryview(buffer), 0
-        while got < secret:
-            n = os.readv(fd, [view[got:]])
-            if not n:
-                raise EOFError("peer closed the channel")
-            got += n
-        payloads.append(buffer)
+        payloads.append(_read_into(fd, secret))
     return header, payloads
+
+
+def _read_into(fd: int, n: int) -> bytearray:
+    """``n`` bytes into one bytearray of exactly that size."""
+    buffer = bytearray(n)
+    view, got = memoryview(buffer), 0
+    while got < n:
+        k = os.readv(fd, [view[got:]])
+        if not k:
+            view.release()
+            scrub(buffer)
+            raise EOFError("peer closed the channel")
+        got += k
+    view.release()
+    return buffer
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -854,36 +865,60 @@ class Server:
                 self.between_requests()
             except Exception as exc:  # e.g. scratch too deep to clean: never run on it dirty
                 self.broken = f"cleaning up after the last run failed: {type(exc).__name__}: {exc}"
-            try:
-                header, payloads = read_message(self.request_fd)
-            except EOFError:
+            if not self.serve_one():
                 return
-            op, request_id = header.get("op"), header.get("id")
-            if op == "shutdown":
+
+    def serve_forked(self) -> None:
+        """A counted zygote's loop: each request is read and answered by a fork of this
+        process, whose own state never changes (it only waits, forks and reaps). A rerun of a
+        request then starts from exactly the state its first run did, and counts the same: a
+        server that handled the requests itself would carry their traces (its allocator's free
+        lists, its caches) into every later child, and a count moved by ~0.2 % with them."""
+        write_message(self.reply_fd, {"ok": True, "ready": True, "pid": os.getpid()})
+        gc.collect()
+        gc.freeze()
+        while True:
+            select.select([self.request_fd], [], [])  # a request (or the host's hang-up)
+            pid = os.fork()
+            if pid == 0:
+                os._exit(0 if self.serve_one() else 1)
+            _, status = os.waitpid(pid, 0)
+            self.kill_everything(pid)  # (whatever it left, and its children's orphans)
+            if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
                 return
-            fatal, reply, out = self.broken, None, None
-            try:
-                if fatal:
-                    raise _ZygoteBroken(fatal)
-                if op == "run":
-                    reply, out = self.handle_run(header, payloads)
-                elif op == "ping":
-                    reply, out = {"ok": True}, []
-                else:
-                    reply, out = {"ok": False, "error": f"unknown op {op!r}"}, []
-                message = encode_message(dict(reply, id=request_id), *out)
-            except Exception as exc:  # the sandbox failed, not the program: say so, then stop
-                fatal = f"{type(exc).__name__}: {exc}"[:2000]
-                message = encode_message({"ok": False, "id": request_id, "error": fatal})
-            scrub(*payloads, *(out or ()))  # (the message holds its own copy of the outputs)
-            del header, payloads, reply, out  # nothing of this request reaches the next child
-            try:
-                _write_all(self.reply_fd, message)
-            finally:
-                scrub(message)
-            del message
+
+    def serve_one(self) -> bool:
+        """Read one request and answer it; False when the zygote must stop (the host hung up,
+        asked it to, or its own bookkeeping failed)."""
+        try:
+            header, payloads = read_message(self.request_fd, exact=_COUNTING["on"])
+        except EOFError:
+            return False
+        op, request_id = header.get("op"), header.get("id")
+        if op == "shutdown":
+            return False
+        fatal, reply, out = self.broken, None, None
+        try:
             if fatal:
-                return
+                raise _ZygoteBroken(fatal)
+            if op == "run":
+                reply, out = self.handle_run(header, payloads)
+            elif op == "ping":
+                reply, out = {"ok": True}, []
+            else:
+                reply, out = {"ok": False, "error": f"unknown op {op!r}"}, []
+            message = encode_message(dict(reply, id=request_id), *out)
+        except Exception as exc:  # the sandbox failed, not the program: say so, then stop
+            fatal = f"{type(exc).__name__}: {exc}"[:2000]
+            message = encode_message({"ok": False, "id": request_id, "error": fatal})
+        scrub(*payloads, *(out or ()))  # (the message holds its own copy of the outputs)
+        del header, payloads, reply, out  # nothing of this request reaches the next child
+        try:
+            _write_all(self.reply_fd, message)
+        finally:
+            scrub(message)
+        del message
+        return not fatal
 
     def between_requests(self) -> None:
         """Off the critical path: clean scratch and fork the next spare (stdio and call tests;
@@ -1052,7 +1087,7 @@ class Server:
         except BaseException as exc:
             _setup_failed(f"{type(exc).__name__}: {exc}")
         try:
-            header, payloads = read_message(4)
+            header, payloads = read_message(4, exact=_COUNTING["on"])
         except BaseException:  # discarded before it got a task
             os._exit(0)
         try:
@@ -1546,7 +1581,7 @@ class _Compiler:
             return compile_source(source)
         write_message(self.request_fd, {"op": "compile"}, source)
         try:
-            reply, payloads = read_message(self.reply_fd)
+            reply, payloads = read_message(self.reply_fd, exact=_COUNTING["on"])
         except EOFError:  # it died on this source (or was killed): the worker is restarted
             raise RuntimeError("the compiler process died") from None
         if "compile_error" in reply:
@@ -1698,10 +1733,14 @@ class _TestCgroup:
         if self.limit_fd < 0 or limit_bytes == self.memory_bytes:
             return
         value = b"%d" % limit_bytes
-        if self.memsw_fd >= 0 and limit_bytes > self.memory_bytes:
-            os.write(self.memsw_fd, value)  # v1: memory+swap must stay >= memory
+        # v1: memory+swap must stay >= memory, so raising writes it first and lowering last.
+        # Which one this is is not taken from memory_bytes: a counted zygote's requests are
+        # answered by forks, whose writes its own copy never sees.
+        if self.memsw_fd >= 0:
+            with contextlib.suppress(OSError):  # (EINVAL when lowering: written again below)
+                os.write(self.memsw_fd, value)
         os.write(self.limit_fd, value)
-        if self.memsw_fd >= 0 and limit_bytes < self.memory_bytes:
+        if self.memsw_fd >= 0:
             os.write(self.memsw_fd, value)
         self.memory_bytes = limit_bytes
 
@@ -2499,7 +2538,10 @@ def main() -> None:
     gc.collect()
     _install_stdio()
     gc.freeze()  # forked children share these pages instead of copying them on first gc
-    server.serve()
+    if config.get("counting"):
+        server.serve_forked()
+    else:
+        server.serve()
 
 
 if __name__ == "__main__":

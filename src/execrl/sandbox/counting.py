@@ -48,9 +48,17 @@ L1_MISS_CYCLES = 10
 LL_MISS_CYCLES = 100
 """``cycles_estimate``: extra cycles charged per last-level miss (a trip to memory)."""
 
+WARM_UP_REQUESTS = 24
+"""Pings a counted server answers before it measures its harness (see
+``ForkServer._warm_up_counted_loop``)."""
+
 HASH_SEED = "0"
 """PYTHONHASHSEED of the counted server: str and bytes hashes (so set and dict layouts, and the
 probes of every lookup) are the same on every run; with a random seed a count moves by ~5 %."""
+
+MALLOC_TUNABLES = "glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=131072"
+"""glibc's defaults, set explicitly: that turns its dynamic thresholds off (they rise as large
+blocks are freed), so where a big block comes from does not depend on what was freed before."""
 
 INSTALL_HINT = (
     "install Valgrind (Debian/Ubuntu: apt-get install valgrind; Fedora: dnf install valgrind)"
