@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -92,41 +93,63 @@ def fresh_valgrind_s(problem, ref, tests) -> float:
     return time.perf_counter() - start
 
 
+def startup_comparison(sampled, cpu_reruns: int) -> list[tuple[float, float]]:
+    """(fresh valgrind seconds, counted fork server seconds) per sampled reference, both
+    measured here, one at a time on an otherwise idle pool of one worker."""
+    pairs = []
+    with LocalExecutor(workers=1) as executor:
+        for problem, ref, tests, _ in sampled:
+            m = measure_reference(executor, problem, ref, tests, cpu_reruns)
+            pairs.append((fresh_valgrind_s(problem, ref, tests), m["counted_s"]))
+    return pairs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tests-per-problem", type=int, help="the N smallest (default: all 20)")
     parser.add_argument("--cpu-reruns", type=int, default=5)
     parser.add_argument("--startup-sample", type=int, default=10, help="references, baseline")
     parser.add_argument("--problem", action="append", help="only these (repeatable)")
+    parser.add_argument("--workers", type=int, default=2, help="one per core (2)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     problems = load_bundled(args.problem)
-    worker_core = sorted(os.sched_getaffinity(0))[-1]
     per_problem, costs, sampled = {}, [], []
-    with LocalExecutor(workers=1, cores=[worker_core], reserve_host_core=True) as executor:
-        for problem in problems:
-            tests = sorted(problem.optimization_tests, key=lambda t: len(t.input))
-            tests = tests[: args.tests_per_problem] if args.tests_per_problem else tests
-            refs = {}
-            for ref in problem.references_labelled("correct"):
-                m = measure_reference(executor, problem, ref, tests, args.cpu_reruns)
-                if m is None:
-                    continue
-                refs[ref.name] = {
-                    "cpu": statistics.fmean(m["cpu_s"]),
-                    "count": statistics.fmean(m["instructions"]),
-                }
-                costs.append((m["native_s"], m["counted_s"]))
-                if len(sampled) < args.startup_sample:
-                    sampled.append((problem, ref, tests, m["counted_s"]))
-            if len(refs) >= 3:
-                names = sorted(refs)
-                rho = spearman([refs[n]["count"] for n in names], [refs[n]["cpu"] for n in names])
-                per_problem[problem.id] = {"spearman": round(rho, 3), "references": len(refs)}
-                if rho < 1.0:
-                    per_problem[problem.id]["disagree"] = disagreements(refs)
-            print(problem.id, per_problem.get(problem.id), flush=True)
-    fresh = [(fresh_valgrind_s(p, r, t), counted) for p, r, t, counted in sampled]
+    jobs = []
+    for problem in problems:
+        tests = sorted(problem.optimization_tests, key=lambda t: len(t.input))
+        tests = tests[: args.tests_per_problem] if args.tests_per_problem else tests
+        jobs += [(problem, ref, tests) for ref in problem.references_labelled("correct")]
+    with (
+        LocalExecutor(workers=args.workers) as executor,
+        ThreadPoolExecutor(args.workers) as pool,
+    ):
+        measured = list(
+            pool.map(lambda job: measure_reference(executor, *job, args.cpu_reruns), jobs)
+        )
+    results = dict(zip([(p.id, r.name) for p, r, _ in jobs], measured, strict=True))
+    for problem in problems:
+        tests = next(t for p, _, t in jobs if p is problem)
+        refs = {}
+        for ref in problem.references_labelled("correct"):
+            m = results[(problem.id, ref.name)]
+            if m is None:
+                continue
+            refs[ref.name] = {
+                "cpu": statistics.fmean(m["cpu_s"]),
+                "count": statistics.fmean(m["instructions"]),
+            }
+            costs.append((m["native_s"], m["counted_s"]))
+            if len(sampled) < args.startup_sample:
+                sampled.append((problem, ref, tests, m["counted_s"]))
+        if len(refs) >= 3:
+            names = sorted(refs)
+            rho = spearman([refs[n]["count"] for n in names], [refs[n]["cpu"] for n in names])
+            per_problem[problem.id] = {"spearman": round(rho, 3), "references": len(refs)}
+            if rho < 1.0:
+                per_problem[problem.id]["disagree"] = disagreements(refs)
+        print(problem.id, per_problem.get(problem.id), flush=True)
+    fresh = startup_comparison(sampled, args.cpu_reruns)
     rhos = [v["spearman"] for v in per_problem.values()]
     ratios = sorted(counted / native for native, counted in costs)
     report(

@@ -75,7 +75,7 @@ def test_twice_the_work_counts_twice_and_reruns_agree(counter):
     reruns = [
         count(counter, program, StdioTest(id="t", input="20000\n", output="")) for _ in range(3)
     ]
-    assert close(max(reruns), min(reruns)), reruns
+    assert len(set(reruns)) == 1, reruns  # to the instruction, whatever ran in between
     assert close(reruns[0], n[0])
 
 
@@ -84,8 +84,10 @@ def test_the_count_is_the_same_in_a_fresh_executor(counter):
     expected = StdioTest(id="t", input="", output=f"{sum(i * i % 7 for i in range(30000))}\n")
     here = count(counter, program, expected)
     with LocalExecutor(workers=1) as fresh:
-        there = count(fresh, program, expected)
-    assert close(here, there), (here, there)
+        there = [count(fresh, program, expected) for _ in range(2)]
+    again = count(counter, program, expected)
+    assert there[1] == again, (here, there, again)  # a fresh server counts the same
+    assert close(here, there[0])
 
 
 def test_patching_the_clocks_gains_nothing(counter):
