@@ -33,7 +33,7 @@ from execrl.problems.models import Problem, StdioTest, TestCase, TestGroup
 from execrl.sandbox.counting import valgrind_status
 from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
 from execrl.sandbox.isolation import PROTECTIONS, SandboxConfig, probe
-from execrl.sandbox.limits import MAX_REPEATS, ExecutionOptions
+from execrl.sandbox.limits import MAX_REPEATS, TIMING_UNITS, ExecutionOptions, is_counted
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -115,16 +115,21 @@ def cmd_run(args: argparse.Namespace) -> int:
         f"memory {limits.memory_mb} MB",
         highlight=False,
     )
-    for col in ("test", "group", "verdict", "cpu ms", "wall ms", "detail"):
-        table.add_column(col, justify="right" if "ms" in col else "left")
+    counted = is_counted(request.options.timing)
+    unit = TIMING_UNITS[request.options.timing]
+    columns = ("test", "group", "verdict", "cpu ms", "wall ms", *([unit] if counted else ()))
+    for col in (*columns, "detail"):
+        table.add_column(col, justify="right" if col in ("cpu ms", "wall ms", unit) else "left")
     for r in record.results:
         colour = "green" if r.passed else "red"
+        count = r.duration_s(request.options.timing) if counted else None
         table.add_row(
             safe_text(r.test_id),
             groups[r.test_id],
             f"[{colour}]{r.status.value}[/]",
             fmt_ms(r.cpu_s),
             fmt_ms(r.wall_s),
+            *([f"{count:,.0f}" if r.passed else "—"] if counted else ()),
             safe_text(r.detail),  # the program's own words (stderr, output): text, not markup
         )
     console.print(table)
