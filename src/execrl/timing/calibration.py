@@ -518,17 +518,22 @@ def _write_json(path: Path, model: BaseModel, what: str) -> Path:
 
 def load_calibration(store: DurationStore, name: str) -> CalibrationMap:
     """The map saved as ``name``; ExecrlError naming the saved ones if there is none."""
-    path = calibration_path(store, name)
+    hint = "fit one with `execrl timing calibrate`"
+    return _read_json(calibration_path(store, name), CalibrationMap, "calibration map", hint)
+
+
+def _read_json(path: Path, model: type[BaseModel], what: str, hint: str):
+    """``model`` read from ``path``; one ExecrlError naming the saved ones (its folder's) when
+    there is no such file, or saying why it is not a ``what``."""
     if not path.is_file():
-        have = sorted(p.stem for p in store.calibrations_dir.glob("*.json"))
+        have = sorted(p.stem for p in path.parent.glob("*.json"))
         raise ExecrlError(
-            f"no calibration map {name!r} in {store.calibrations_dir} "
-            f"(have: {', '.join(have) or 'none'}); fit one with `execrl timing calibrate`"
+            f"no {what} {path.stem!r} in {path.parent} (have: {', '.join(have) or 'none'}); {hint}"
         )
     try:
-        return CalibrationMap.model_validate_json(path.read_text(encoding="utf-8"))
+        return model.model_validate_json(path.read_text(encoding="utf-8"))
     except (OSError, ValidationError) as exc:
-        raise ExecrlError(f"{path}: not a calibration map ({str(exc).splitlines()[0]})") from None
+        raise ExecrlError(f"{path}: not a {what} ({str(exc).splitlines()[0]})") from None
 
 
 def rate_path(store: DurationStore, name: str) -> Path:
@@ -544,14 +549,5 @@ def save_count_rate(store: DurationStore, rate: CountRate, name: str) -> Path:
 
 def load_count_rate(store: DurationStore, name: str) -> CountRate:
     """The count rate saved as ``name``; ExecrlError naming the saved ones if there is none."""
-    path = rate_path(store, name)
-    if not path.is_file():
-        have = sorted(p.stem for p in path.parent.glob("*.json"))
-        raise ExecrlError(
-            f"no count rate {name!r} in {path.parent} (have: {', '.join(have) or 'none'}); "
-            "run `execrl timing campaign --timing instructions` to measure one"
-        )
-    try:
-        return CountRate.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValidationError) as exc:
-        raise ExecrlError(f"{path}: not a count rate ({str(exc).splitlines()[0]})") from None
+    hint = "run `execrl timing campaign --timing instructions` to measure one"
+    return _read_json(rate_path(store, name), CountRate, "count rate", hint)
