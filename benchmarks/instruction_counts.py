@@ -42,7 +42,9 @@ def timed(executor, request) -> tuple[float, object]:
     return time.perf_counter() - start, record
 
 
-def measure_reference(executor, problem, ref, tests, cpu_reruns: int) -> dict | None:
+def measure_reference(
+    executor, problem, ref, tests, cpu_reruns: int, timing: str = "instructions"
+) -> dict | None:
     """CPU medians, counts and the three request times of one reference (None if it fails)."""
 
     def request(**options):
@@ -52,12 +54,12 @@ def measure_reference(executor, problem, ref, tests, cpu_reruns: int) -> dict | 
 
     _, clocked = timed(executor, request(repeats=cpu_reruns))
     native_s, _ = timed(executor, request())
-    both_s, counted = timed(executor, request(timing="instructions"))
+    both_s, counted = timed(executor, request(timing=timing))
     if not (clocked.all_passed and counted.all_passed):
         return None
     return {
         "cpu_s": [r.cpu_s for r in clocked.results],
-        "instructions": [r.instructions for r in counted.results],
+        "count": [r.duration_s(timing) for r in counted.results],
         "native_s": native_s,
         "counted_s": both_s - native_s,
     }
@@ -104,6 +106,18 @@ def startup_comparison(sampled, cpu_reruns: int) -> list[tuple[float, float]]:
     return pairs
 
 
+def startup_summary(fresh: list[tuple[float, float]]) -> dict | None:
+    if not fresh:
+        return None
+    fresh_s, server_s = sum(f for f, _ in fresh), sum(c for _, c in fresh)
+    return {
+        "references": len(fresh),
+        "fresh_s": round(fresh_s, 2),
+        "fork_server_s": round(server_s, 2),
+        "ratio_fresh_over_fork_server": round(fresh_s / server_s, 2),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tests-per-problem", type=int, help="the N smallest (default: all 20)")
@@ -111,6 +125,9 @@ def main() -> None:
     parser.add_argument("--startup-sample", type=int, default=10, help="references, baseline")
     parser.add_argument("--problem", action="append", help="only these (repeatable)")
     parser.add_argument("--workers", type=int, default=2, help="one per core (2)")
+    parser.add_argument(
+        "--timing", choices=("instructions", "cycles_estimate"), default="instructions"
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     problems = load_bundled(args.problem)
@@ -137,7 +154,7 @@ def main() -> None:
                 continue
             refs[ref.name] = {
                 "cpu": statistics.fmean(m["cpu_s"]),
-                "count": statistics.fmean(m["instructions"]),
+                "count": statistics.fmean(m["count"]),
             }
             costs.append((m["native_s"], m["counted_s"]))
             if len(sampled) < args.startup_sample:
@@ -155,6 +172,7 @@ def main() -> None:
     report(
         "instruction counts (b: agreement, c: cost)",
         {
+            "timing": args.timing,
             "tests_per_problem": args.tests_per_problem or "all",
             "cpu_reruns": args.cpu_reruns,
             "problems": len(per_problem),
@@ -174,14 +192,7 @@ def main() -> None:
                 "p90": round(ratios[int(0.9 * (len(ratios) - 1))], 1),
                 "max": round(ratios[-1], 1),
             },
-            "startup_once_vs_fresh_valgrind": {
-                "references": len(fresh),
-                "fresh_s": round(sum(f for f, _ in fresh), 2),
-                "fork_server_s": round(sum(c for _, c in fresh), 2),
-                "ratio_fresh_over_fork_server": round(
-                    sum(f for f, _ in fresh) / sum(c for _, c in fresh), 2
-                ),
-            },
+            "startup_once_vs_fresh_valgrind": startup_summary(fresh),
             "targets": "spearman >= 0.9 over all problems; slowdown <= 40x",
         },
         args.out,

@@ -18,8 +18,9 @@ import pytest
 
 from execrl.errors import ConfigError, ExecutionError, UsageError
 from execrl.problems.models import AssertTest, CallTest, StdioTest, TestGroup
+from execrl.sandbox.counting import valgrind_status
 from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
-from execrl.sandbox.limits import Limits
+from execrl.sandbox.limits import ExecutionOptions, Limits
 from execrl.sandbox.protocol import Executor
 from execrl.sandbox.records import Status
 from execrl.service.fallback import CAP_DETAIL
@@ -113,6 +114,19 @@ def test_run_execute_and_capture(server) -> None:
         assert result.status is Status.SUCCESS and stdout == "abab\n"
         result, stdout = remote.capture("raise SystemExit(2)\n", "")
         assert result.status is Status.RUNTIME_ERROR and stdout == ""
+
+
+@pytest.mark.skipif(not valgrind_status()[0], reason="Valgrind cannot count here")
+def test_counts_travel_from_the_server(server) -> None:
+    """A counted timing is measured on the server (its Valgrind), and the count comes back."""
+    loop = "s = 0\nfor i in range(int(input())):\n    s += i\n"
+    tests = [StdioTest(id=f"n{n}", input=f"{n}\n", output="") for n in (10_000, 20_000)]
+    assert "instructions" in httpx.get(server.url + "/v1/info").json()["timing_metrics"]
+    with RemoteExecutor(server.url) as remote:
+        record = remote.run(loop, tests, options=ExecutionOptions(timing="instructions"))
+    small, large = (r.instructions for r in record.results)
+    assert record.timing == "instructions" and 0 < small < large
+    assert large / small == pytest.approx(2.0, rel=0.05)
 
 
 def test_arun_batch_yields_in_completion_order(server) -> None:

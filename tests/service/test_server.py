@@ -15,6 +15,7 @@ import httpx
 import psutil
 import pytest
 
+from execrl.sandbox import counting
 from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
 from execrl.sandbox.records import Status
 from execrl.service.server import bind
@@ -91,7 +92,9 @@ def test_health_info_and_metrics_follow_executions(client):
     assert client.get("/v1/health").json() == {"status": "ok"}
     info = client.get("/v1/info").json()
     assert info["workers"] == 2 and info["queue_limit"] == 256
-    assert info["timing_metrics"] == ["cpu", "wall"] and "seccomp" in info["isolation"]
+    assert info["timing_metrics"][:2] == ["cpu", "wall"] and "seccomp" in info["isolation"]
+    counted = ["instructions", "cycles_estimate"] if counting.valgrind_status()[0] else []
+    assert info["timing_metrics"][2:] == counted
     assert set(info["machine"]) >= {"cpu_model", "cores", "kernel", "python"}
     before = client.get("/metrics").text
     execute(client, [request(DOUBLES), request(DOUBLES), request(PRINTS_FIVE)])

@@ -20,6 +20,8 @@ from fastapi import FastAPI, Header, HTTPException, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 
 from execrl import __version__
+from execrl.sandbox import counting
+from execrl.sandbox.limits import COUNTED_TIMINGS
 from execrl.service import sandbox_fusion
 from execrl.service.state import (
     BatchTooLarge,
@@ -45,7 +47,13 @@ DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024
 """The default request size limit (64 MiB: a batch of 4096 programs with their tests)."""
 OPEN_PATHS = frozenset({"/v1/health", "/v1/ping"})
 """Paths answered without a token."""
-TIMING_METRICS = ["cpu", "wall"]
+
+
+def timing_metrics() -> list[str]:
+    """The timings this server can measure: the clocks, and the counts where Valgrind can
+    count here."""
+    return ["cpu", "wall", *(COUNTED_TIMINGS if counting.valgrind_status()[0] else ())]
+
 
 ASGIApp = Callable[[dict, Callable, Callable], Awaitable[None]]
 
@@ -123,7 +131,7 @@ def service_info(service: Service) -> ServiceInfo:
         cores=list(getattr(executor, "cores", [])),
         queue_limit=service.queue_limit,
         machine=machine,
-        timing_metrics=TIMING_METRICS,
+        timing_metrics=timing_metrics(),
     )
 
 
