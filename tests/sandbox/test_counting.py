@@ -14,6 +14,7 @@ from execrl.problems import AssertTest, CallTest, StdioTest
 from execrl.sandbox import counting
 from execrl.sandbox.counting import Counters, parse_summaries
 from execrl.sandbox.executor import LocalExecutor
+from execrl.sandbox.isolation import SandboxConfig
 from execrl.sandbox.limits import ExecutionOptions, Limits
 from execrl.sandbox.records import Status
 
@@ -210,3 +211,12 @@ def test_only_valgrinds_own_lines_are_read():
     refused = {"count_log": log, "count_pids": [14, 12]}
     counting.attach_counters(refused, None)
     assert "counters" not in refused and "no count" in refused["count_error"]
+
+
+def test_counting_without_seccomp_is_refused_in_one_line():
+    test = StdioTest(id="t", input="", output="1\n")
+    with (
+        LocalExecutor(workers=1, config=SandboxConfig(seccomp=False)) as executor,
+        pytest.raises(ConfigError, match="needs the sandbox's seccomp filter"),
+    ):
+        executor.run("print(1)", [test], options=COUNTED)

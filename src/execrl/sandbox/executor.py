@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from execrl.errors import ExecutionError
+from execrl.errors import ConfigError, ExecutionError
 from execrl.problems.models import AssertTest, CallTest, Checker, Problem, StdioTest, TestCase
 from execrl.sandbox import _zygote, counting
 from execrl.sandbox.batch import _progress
@@ -274,6 +274,8 @@ class LocalExecutor(Executor):
 
     # -- one request on one server -----------------------------------------------------------
     def _execute_on(self, server: ForkServer, request: ExecutionRequest) -> ExecutionRecord:
+        if is_counted(request.options.timing):  # (a counted server, or why not, before any work)
+            self._counter_for(server, request.options.timing)
         results = []
         for test in request.tests:
             result = self._run_test(server, request, test)
@@ -354,6 +356,12 @@ class LocalExecutor(Executor):
         counter = self._counters.get(key)
         if counter is None:
             counting.require_valgrind()
+            if "seccomp" not in server.protections:  # (it refuses fork and exec to a count)
+                raise ConfigError(
+                    "timing by instruction count needs the sandbox's seccomp filter, which is "
+                    "off or unavailable here: a counted program could hide work in a child "
+                    "process (see `execrl doctor`)"
+                )
             counter = ForkServer(self.config, worker=server.worker, cpu=server.cpu, counting=timing)
             self._counters[key] = counter
         return counter
