@@ -881,9 +881,11 @@ class Server:
             select.select([self.request_fd], [], [])  # a request (or the host's hang-up)
             pid = os.fork()
             if pid == 0:
-                os._exit(0 if self.serve_one() else 1)
+                ok = self.serve_one()
+                self.kill_everything(os.getpid())  # (its own processes: ours does not vary)
+                os._exit(0 if ok else 1)
             _, status = os.waitpid(pid, 0)
-            self.kill_everything(pid)  # (whatever it left, and its children's orphans)
+            _reap_orphans()
             if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
                 return
 
@@ -1504,6 +1506,15 @@ _SOCKET_WAIT_S = 1.0
 _EXIT_POLL_S = 0.002
 """Without pidfd_open (Valgrind 3.19 does not know the syscall), how often a child's exit is
 looked for."""
+
+
+def _reap_orphans() -> None:
+    """As pid 1: kill and reap whatever a request's process left behind (re-parented here)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(-1, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, 0)[0]:
+            pass
 
 
 def _pidfd_open(pid: int) -> int | None:
