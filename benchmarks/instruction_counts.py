@@ -131,7 +131,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     problems = load_bundled(args.problem)
-    per_problem, costs, sampled = {}, [], []
+    per_problem, costs, sampled, all_refs, pooled = {}, [], [], [], []
     jobs = []
     for problem in problems:
         tests = sorted(problem.optimization_tests, key=lambda t: len(t.input))
@@ -142,7 +142,9 @@ def main() -> None:
         ThreadPoolExecutor(args.workers) as pool,
     ):
         measured = list(
-            pool.map(lambda job: measure_reference(executor, *job, args.cpu_reruns), jobs)
+            pool.map(
+                lambda job: measure_reference(executor, *job, args.cpu_reruns, args.timing), jobs
+            )
         )
     results = dict(zip([(p.id, r.name) for p, r, _ in jobs], measured, strict=True))
     for problem in problems:
@@ -156,18 +158,25 @@ def main() -> None:
                 "cpu": statistics.fmean(m["cpu_s"]),
                 "count": statistics.fmean(m["count"]),
             }
+            all_refs.append(refs[ref.name])
+            pooled += zip(m["count"], m["cpu_s"], strict=True)
             costs.append((m["native_s"], m["counted_s"]))
             if len(sampled) < args.startup_sample:
                 sampled.append((problem, ref, tests, m["counted_s"]))
         if len(refs) >= 3:
             names = sorted(refs)
             rho = spearman([refs[n]["count"] for n in names], [refs[n]["cpu"] for n in names])
-            per_problem[problem.id] = {"spearman": round(rho, 3), "references": len(refs)}
+            per_problem[problem.id] = {
+                "spearman": round(rho, 3),
+                "references": len(refs),
+                "measured": {n: refs[n] for n in names},
+            }
             if rho < 1.0:
                 per_problem[problem.id]["disagree"] = disagreements(refs)
         print(problem.id, per_problem.get(problem.id), flush=True)
     fresh = startup_comparison(sampled, args.cpu_reruns)
     rhos = [v["spearman"] for v in per_problem.values()]
+    rates = [r["count"] / r["cpu"] for r in all_refs if r["cpu"] >= 0.001]
     ratios = sorted(counted / native for native, counted in costs)
     report(
         "instruction counts (b: agreement, c: cost)",
@@ -177,10 +186,16 @@ def main() -> None:
             "cpu_reruns": args.cpu_reruns,
             "problems": len(per_problem),
             "references": len(costs),
+            "counts_per_cpu_second": {
+                "median": float(f"{statistics.median(rates):.3g}"),
+                "p10": float(f"{sorted(rates)[len(rates) // 10]:.3g}"),
+                "p90": float(f"{sorted(rates)[9 * len(rates) // 10]:.3g}"),
+            },
             "spearman": {
                 "mean": round(statistics.fmean(rhos), 3),
                 "median": round(statistics.median(rhos), 3),
                 "min": round(min(rhos), 3),
+                "pooled_all_tests": round(spearman(*zip(*pooled, strict=True)), 3),
                 "problems_below_0.9": sorted(
                     k for k, v in per_problem.items() if v["spearman"] < 0.9
                 ),
