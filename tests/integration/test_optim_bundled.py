@@ -1,4 +1,4 @@
-"""The bundled optimisation word problems (src/execrl/data/optim/problems.jsonl).
+"""The bundled optimisation word problems (src/execrl/data/optim/<id>/ folders).
 
 Every reference response is run as a plain Python subprocess (not the sandbox) in a fresh
 folder: it must be tagged in order, print the ground-truth result, and write an LP-format
@@ -9,17 +9,17 @@ the record. Every incorrect response must fail for exactly its stated reason.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import subprocess
 import sys
 from collections import Counter
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 import pytest
+
+from execrl.problems.optim import BUNDLED, load_optim_problems
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*deprecated.*:DeprecationWarning")
 
@@ -27,8 +27,10 @@ highspy = pytest.importorskip("highspy")
 pulp = pytest.importorskip("pulp")
 pytest.importorskip("ortools")
 
-DATA = Path(str(resources.files("execrl") / "data" / "optim" / "problems.jsonl"))
-PROBLEMS: list[dict] = [json.loads(line) for line in DATA.read_text().splitlines() if line]
+# as the loader yields them, minus ``source`` (every record's fixed fields, as dicts)
+PROBLEMS: list[dict] = [
+    p.model_dump(mode="json", exclude={"source"}) for p in load_optim_problems(BUNDLED)
+]
 ERRORS = {"format", "extraction", "execution", "wrong_answer", "timeout"}
 KINDS = {"lp", "milp", "bigm", "infeasible", "unbounded"}
 RUN_LIMIT_S = 30.0  # a generous ceiling for code that should finish (the references take < 1 s)

@@ -178,7 +178,7 @@ def test_source_errors():
 
 
 def test_bundled_set_loads_when_installed():
-    if not bundled_optim_path().is_file():
+    if not any(bundled_optim_path().glob("*/problem.yaml")):
         with pytest.raises(LoaderError, match="bundled optimisation set is missing"):
             load_optim_problems()
         return

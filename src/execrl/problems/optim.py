@@ -7,7 +7,13 @@ that status). See docs/solver-rewards.md.
 Formats (``load_optim_problems(source, format=...)``):
 
 - ``optim`` — execrl's own JSONL, one problem per line with the fields of
-  :class:`OptimProblem`; the bundled set (``src/execrl/data/optim/problems.jsonl``) uses it.
+  :class:`OptimProblem`.
+- A folder of problem folders (the bundled set, ``src/execrl/data/optim/<id>/``, is one):
+  each ``<id>/`` holds ``problem.yaml`` (the fields of :class:`OptimProblem` except
+  ``reference``; the reference response's ``think`` and ``model`` text; ``incorrect`` as a
+  list of ``{error, code: incorrect/<name>.py}`` or ``{error, layout: <name>}``), the reference
+  program ``reference.py`` and the incorrect programs under ``incorrect/``. The responses are
+  composed from those parts (:func:`compose_response`); folders are read in sorted order.
 - ``nl4opt``, ``mamo``, ``industryor``, ``optmath`` and ``generic`` — the public benchmarks'
   rows, as JSONL (or a JSON array, or JSONL saved as ``.json``), with a question field
   (``question``, ``en_question``, ``Question``, ``problem`` or ``description``) and an answer
@@ -35,7 +41,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from execrl.errors import LoaderError, ProblemFormatError
-from execrl.problems._files import read_text
+from execrl.problems._files import read_text, read_yaml
 from execrl.problems._validation import describe_validation_error
 
 BUNDLED = "bundled"
@@ -102,27 +108,29 @@ class OptimProblem(BaseModel):
 
 # -- loading ---------------------------------------------------------------------------------
 def bundled_optim_path() -> Path:
-    """The bundled set's JSONL file (inside the installed package)."""
-    return Path(str(resources.files("execrl") / "data" / "optim" / "problems.jsonl"))
+    """The bundled set's folder of problem folders (inside the installed package)."""
+    return Path(str(resources.files("execrl") / "data" / "optim"))
 
 
 def load_optim_problems(
     source: str | Path = BUNDLED, *, format: str | None = None
 ) -> list[OptimProblem]:
-    """Load a problem set: ``"bundled"``, an ``optim`` JSONL file, or a public benchmark file
-    (``format`` names it; guessed as ``optim`` when rows carry ``id``, ``question`` and
-    ``answer``, else ``generic``)."""
+    """Load a problem set: ``"bundled"``, a folder of problem folders, an ``optim`` JSONL
+    file, or a public benchmark file (``format`` names it; guessed as ``optim`` when rows carry
+    ``id``, ``question`` and ``answer``, else ``generic``)."""
     if format is not None and format not in OPTIM_FORMATS:
         raise LoaderError(f"unknown format {format!r}; use one of: {', '.join(OPTIM_FORMATS)}")
     if str(source) == BUNDLED:
-        path = bundled_optim_path()
-        if not path.is_file():
+        root = bundled_optim_path()
+        if not any(root.glob(f"*/{PROBLEM_FILE}")):
             raise LoaderError(
-                f"the bundled optimisation set is missing ({path}); reinstall execrl or pass "
+                f"the bundled optimisation set is missing ({root}); reinstall execrl or pass "
                 "a problems file"
             )
-        return _native(path, BUNDLED)
+        return read_optim_folders(root, source=BUNDLED)
     path = Path(source)
+    if path.is_dir():
+        return read_optim_folders(path, source=path.name.lower())
     if not path.is_file():
         raise LoaderError(f"{path}: no such file")
     fmt = format or _guess(path)
@@ -170,6 +178,141 @@ def parse_answer(value: Any, *, where: str = "answer") -> Answer:
     if number in SENTINELS:
         return "infeasible"
     return number
+
+
+# -- problem folders -------------------------------------------------------------------------
+PROBLEM_FILE = "problem.yaml"
+REFERENCE_FILE = "reference.py"
+RESPONSE_PARTS = ("think", "model")
+"""The reference response's text besides its code (``problem.yaml`` keys)."""
+FOLDER_ONLY_KEYS = {"exercises", "think", "model"}
+"""``problem.yaml`` keys that are not :class:`OptimProblem` fields (``exercises`` is one line
+for docs/optim-problems.md)."""
+LAYOUTS = (
+    "reference",
+    "no-think",
+    "model-first",
+    "untagged-model",
+    "code-before-model",
+    "truncated",
+    "empty-python",
+    "empty-fence",
+)
+"""How a response's sections are arranged: the reference's order, or a format/extraction
+flaw (:func:`compose_response`)."""
+
+
+def compose_response(think: str, model: str, code: str, layout: str = "reference") -> str:
+    """A tagged response (``<think>``, ``<model>``, ``<python>`` with fenced ``code``) in the
+    reference layout or one of the flawed ``LAYOUTS``."""
+    think_part = f"<think>\n{think}\n</think>"
+    model_part = f"<model>\n{model}\n</model>"
+    python = f"<python>\n```python\n{code}```\n</python>"
+    sections = {
+        "reference": [think_part, model_part, python],
+        "no-think": [model_part, python],
+        "model-first": [model_part, think_part, python],
+        "untagged-model": [think_part, model, python],
+        "code-before-model": [think_part, python, model_part],
+        "truncated": [think_part, model_part, "Next I write the solver code for this model."],
+        "empty-python": [think_part, model_part, "<python>\n</python>"],
+        "empty-fence": [think_part, model_part, "<python>\n```python\n```\n</python>"],
+    }
+    return "\n".join(sections[layout])
+
+
+def read_optim_folders(root: Path, *, source: str) -> list[OptimProblem]:
+    """Every ``<id>/problem.yaml`` folder under ``root``, in sorted order."""
+    folders = sorted(p.parent for p in root.glob(f"*/{PROBLEM_FILE}"))
+    if not folders:
+        raise LoaderError(f"{root}: no problem folders (<id>/{PROBLEM_FILE}) in this folder")
+    return [read_optim_folder(folder, source=source) for folder in folders]
+
+
+def read_optim_folder(folder: Path, *, source: str = BUNDLED) -> OptimProblem:
+    """One problem folder; a malformed one is a ProblemFormatError naming the file."""
+    meta_path = folder / PROBLEM_FILE
+    meta = read_yaml(meta_path)
+    if not isinstance(meta, dict):
+        raise ProblemFormatError(
+            f"{meta_path}: expected a mapping of problem fields (id: ..., question: ...), "
+            f"got {type(meta).__name__}"
+        )
+    if "reference" in meta:
+        raise ProblemFormatError(
+            f"{meta_path}: reference: the reference program lives in {REFERENCE_FILE}, and "
+            "its think/model text under the keys think and model; remove the key"
+        )
+    if meta.get("id", folder.name) != folder.name:
+        raise ProblemFormatError(
+            f"{meta_path}: id {meta['id']!r} differs from the folder name {folder.name!r}; "
+            "rename one of them"
+        )
+    parts = {}
+    for key in RESPONSE_PARTS:
+        if not isinstance(meta.get(key), str):
+            raise ProblemFormatError(
+                f"{meta_path}: {key}: expected the reference response's {key} text, "
+                f"got {meta.get(key)!r:.60}"
+            )
+        parts[key] = meta[key]
+    code = read_text(_code_path(folder, REFERENCE_FILE, meta_path))
+    data = {k: v for k, v in meta.items() if k not in FOLDER_ONLY_KEYS}
+    data["id"] = folder.name
+    data["reference"] = compose_response(**parts, code=code)
+    data["incorrect"] = [
+        _incorrect(folder, entry, parts, code, f"{meta_path}: incorrect[{i}]")
+        for i, entry in enumerate(_entries(meta.get("incorrect"), meta_path))
+    ]
+    try:
+        return OptimProblem.model_validate({"source": source, **data})
+    except ValidationError as exc:
+        raise ProblemFormatError(f"{meta_path}: {describe_validation_error(exc)}") from exc
+
+
+def _entries(value: Any, meta_path: Path) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ProblemFormatError(
+            f"{meta_path}: incorrect: expected a list of entries such as "
+            f"'- {{error: wrong_answer, code: incorrect/1.py}}', got {value!r:.60}"
+        )
+    return value
+
+
+def _incorrect(
+    folder: Path, entry: Any, parts: dict[str, str], code: str, where: str
+) -> dict[str, Any]:
+    """One incorrect response: the reference with its code replaced (``code``) or its sections
+    re-arranged (``layout``)."""
+    if not isinstance(entry, dict) or "error" not in entry:
+        raise ProblemFormatError(f"{where}: expected {{error: ..., code: ... or layout: ...}}")
+    unknown = entry.keys() - {"error", "code", "layout", "why"}
+    if unknown:
+        raise ProblemFormatError(
+            f"{where}: unknown key {sorted(unknown)[0]!r}; use error, code, layout and why"
+        )
+    layout = entry.get("layout", "reference")
+    if layout not in LAYOUTS:
+        raise ProblemFormatError(
+            f"{where}: layout {layout!r} is unknown; use one of: {', '.join(LAYOUTS)}"
+        )
+    if "code" in entry:
+        code = read_text(_code_path(folder, entry["code"], folder / PROBLEM_FILE))
+    return {
+        "response": compose_response(**parts, code=code, layout=layout),
+        "error": entry["error"],
+    }
+
+
+def _code_path(folder: Path, name: Any, meta_path: Path) -> Path:
+    path = folder / str(name)
+    if not isinstance(name, str) or not name.endswith(".py") or not path.is_file():
+        raise ProblemFormatError(
+            f"{meta_path}: {name!r}: no such program in {folder} (expected a .py file there)"
+        )
+    return path
 
 
 def _native(path: Path, source: str) -> list[OptimProblem]:
