@@ -184,5 +184,6 @@ def test_fork_servers_killed_mid_batch_lose_nothing() -> None:
             assert own_verdicts(again, list(remote.run_batch(again, progress=False))) == {
                 "success": 4
             }
-    assert not [pid for pid in killed if Path(f"/proc/{pid}").exists()]
+    # (a killed zygote is a zombie until its parent reaps it: under load, not at once)
+    assert not _left_behind(killed)
     assert all(r.results[0].status in (Status.SUCCESS, Status.INCONCLUSIVE) for r in records)
