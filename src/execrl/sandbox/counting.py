@@ -11,7 +11,10 @@ runs under ``valgrind --tool=cachegrind``, and the count is the program's own wo
   Both report their totals at exit; the child's total less its twin's is exactly what the
   child did after the fork (the program, and a fixed harness path around it);
 - *the harness constant*: that fixed path is measured once per server, on an empty program
-  of each test kind, and subtracted. An empty program counts 0.
+  of each test kind, and subtracted. An empty program counts 0;
+- *the same state every time*: each request is answered by a fork of a server whose own loop
+  never changes its state, with the hash seed, the allocator and the address space fixed
+  (below), so a rerun counts the same to the instruction.
 
 The verdict never comes from the counted run: it is the native run's (its timeouts against
 the problem's own limit included); the counted run only has to agree that the test passes,
