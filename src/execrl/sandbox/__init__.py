@@ -16,6 +16,7 @@ from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
 from execrl.sandbox.forkserver import SandboxCrashed, SandboxUnavailable
 from execrl.sandbox.isolation import SandboxConfig, probe
 from execrl.sandbox.limits import ExecutionOptions, Limits
+from execrl.sandbox.protocol import Conversation, Executor, Policy
 from execrl.sandbox.records import (
     ExecutionRecord,
     Status,
@@ -63,11 +64,14 @@ def _first_error(exc: ValidationError) -> str:
 
 
 __all__ = [
+    "Conversation",
     "ExecutionOptions",
     "ExecutionRecord",
     "ExecutionRequest",
+    "Executor",
     "Limits",
     "LocalExecutor",
+    "Policy",
     "SandboxConfig",
     "SandboxCrashed",
     "SandboxUnavailable",

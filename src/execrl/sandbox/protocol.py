@@ -1,5 +1,9 @@
-"""The Executor protocol, defined once: what every backend (the local pool, the HTTP service's
-``RemoteExecutor``, ``RayExecutor``) offers, and what code that executes programs asks for.
+"""The Executor and Policy protocols, each defined once.
+
+``Executor``: what every backend (the local pool, the HTTP service's ``RemoteExecutor``,
+``RayExecutor``) offers, and what code that executes programs asks for. ``Policy``: anything
+that continues chats (the trainer's model, an OpenAI-compatible endpoint, a scripted policy
+in tests), what code that samples programs asks for.
 
 Code outside the sandbox and service packages takes an ``Executor`` as an argument and never
 chooses a backend itself; the backend is picked at the edge (a CLI ``--executor`` flag or a
@@ -10,6 +14,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
+
+Message = dict[str, str]
+"""One chat message: ``{"role": "system" | "user" | "assistant", "content": ...}``."""
+Conversation = list[Message]
 
 if TYPE_CHECKING:
     from execrl.problems.models import Checker, TestCase
@@ -82,3 +90,14 @@ class Executor(Protocol):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """Anything that continues chats: one completion (the assistant's reply) per conversation.
+
+    Called with every conversation that needs a reply (a group of episodes, or ``n`` copies of
+    one prompt for ``n`` samples) so a batch is generated at once; the replies come back in the
+    conversations' order."""
+
+    def generate(self, conversations: list[Conversation]) -> list[str]: ...
