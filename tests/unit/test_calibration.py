@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
-from execrl.envs.references import ReferencePool
 from execrl.errors import ExecrlError
 from execrl.problems import load_bundled
 from execrl.sandbox.records import Status
@@ -24,6 +23,7 @@ from execrl.timing.calibration import (
     save_calibration,
     spearman,
 )
+from execrl.timing.pool import ReferencePool
 from execrl.timing.store import (
     Campaign,
     CampaignInfo,

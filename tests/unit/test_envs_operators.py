@@ -21,15 +21,12 @@ from execrl.envs import (
     IdentityFilter,
     LengthFilter,
     RankedReferenceLimit,
-    ReferencePool,
     RelativeFilter,
     RelativeLimit,
     Verdict,
     environment,
-    per_test_percentiles,
     qar,
     qp,
-    sanitise,
 )
 from execrl.envs.operators import best_references
 from execrl.envs.operators import io_length as length_of
@@ -45,6 +42,7 @@ from execrl.problems.models import (
 )
 from execrl.rewards import reward
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult
+from execrl.timing import ReferencePool, per_test_percentiles, sanitise
 
 # --------------------------------------------------------------------------------------------
 # Helpers: problems, pools and records by hand.

@@ -11,13 +11,11 @@ from execrl.envs.operators import (
     RankedReferenceLimit,
     RelativeFilter,
     RelativeLimit,
-    per_test_percentiles,
     qar,
     qp,
 )
 from execrl.envs.outcome import Outcome, TestOutcome, Verdict
 from execrl.envs.presets import PRESETS, environment
-from execrl.envs.references import ReferencePool, sanitise
 
 __all__ = [
     "PRESETS",
@@ -31,14 +29,11 @@ __all__ = [
     "Outcome",
     "Plan",
     "RankedReferenceLimit",
-    "ReferencePool",
     "RelativeFilter",
     "RelativeLimit",
     "TestOutcome",
     "Verdict",
     "environment",
-    "per_test_percentiles",
     "qar",
     "qp",
-    "sanitise",
 ]

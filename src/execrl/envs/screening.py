@@ -42,7 +42,6 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from execrl.envs.environment import check_counted
 from execrl.envs.metrics import HIGHER_IS_BETTER, RANKING_METRICS, badness
-from execrl.envs.references import Calibration, sanitise
 from execrl.errors import DataError, ExecrlError, LoaderError
 from execrl.problems.models import Problem, ReferenceLabel
 from execrl.report import pyplot
@@ -51,6 +50,7 @@ from execrl.sandbox.counting import seconds_as
 from execrl.sandbox.limits import TIMING_UNITS, TimingMetric, is_counted
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, load_records
 from execrl.stats import spearman as _spearman
+from execrl.timing.pool import Calibration, sanitise
 
 _NAN_AS_STRING = ConfigDict(ser_json_inf_nan="strings")
 """NaN (an undefined score) is written as "NaN" in JSON, so reports read back unchanged."""

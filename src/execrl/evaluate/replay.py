@@ -20,13 +20,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from execrl.envs.environment import Environment, EnvironmentConfig, check_counted
 from execrl.envs.operators import AbsoluteLimit, CapLimit, Limit
 from execrl.envs.outcome import Outcome, describe_timing
-from execrl.envs.references import Calibration, ReferencePool
 from execrl.errors import ExecrlError
 from execrl.evaluate.folder import CampaignInfo, EvalFolder
 from execrl.problems.models import Problem, ReferenceLabel
 from execrl.sandbox.counting import seconds_as
 from execrl.sandbox.limits import TIMING_UNITS, TimingMetric, is_counted
 from execrl.sandbox.records import ExecutionRecord, Status
+from execrl.timing.pool import Calibration, ReferencePool
 
 
 class ReplaySettings(BaseModel):

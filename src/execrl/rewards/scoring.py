@@ -16,7 +16,6 @@ from typing import Any
 from execrl.envs.environment import Environment, EnvironmentConfig, Plan
 from execrl.envs.outcome import Outcome
 from execrl.envs.presets import environment
-from execrl.envs.references import ReferencePool
 from execrl.problems.models import Problem
 from execrl.rewards.compositions import RewardFn
 from execrl.rewards.compositions import reward as build_reward
@@ -24,6 +23,7 @@ from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import ExecutionOptions
 from execrl.sandbox.protocol import Executor
 from execrl.sandbox.records import ExecutionRecord
+from execrl.timing.pool import ReferencePool
 
 EnvSpec = str | dict | EnvironmentConfig | Environment
 RewardSpec = str | dict | RewardFn

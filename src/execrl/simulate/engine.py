@@ -44,13 +44,13 @@ from execrl.envs.operators import (
     RelativeFilter,
     RelativeLimit,
 )
-from execrl.envs.references import Calibration, ReferencePool, sanitise
 from execrl.errors import ExecrlError
 from execrl.rewards.compositions import NaiveReward, Reward, RewardFn
 from execrl.rewards.maps import MAPS, bucket
 from execrl.sandbox.counting import seconds_as
 from execrl.sandbox.limits import is_counted
 from execrl.simulate.runs import FAILURE, INCONCLUSIVE, NOT_RUN, SUCCESS, TIMEOUT, StoredRuns
+from execrl.timing.pool import Calibration, ReferencePool, sanitise
 
 RELATIVE_TOLERANCE = 1e-9
 """A leave-one-out mean this close (relative) to a threshold is recomputed exactly."""

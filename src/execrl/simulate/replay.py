@@ -16,11 +16,11 @@ from rich.progress import track
 from execrl.envs.environment import Environment
 from execrl.envs.outcome import Outcome
 from execrl.envs.presets import environment as build_environment
-from execrl.envs.references import Calibration
 from execrl.rewards.compositions import RewardFn
 from execrl.rewards.compositions import reward as build_reward
 from execrl.rewards.scoring import EnvSpec, RewardSpec
 from execrl.simulate.runs import ProblemRuns, StoredRuns
+from execrl.timing.pool import Calibration
 
 
 def replay_problem(

@@ -24,10 +24,10 @@ from typing import Literal
 
 import numpy as np
 
-from execrl.envs.operators import earlier_ranks_within
-from execrl.envs.references import sanitise
 from execrl.errors import ExecrlError
 from execrl.simulate.runs import StoredRuns
+from execrl.timing.percentiles import earlier_ranks_within
+from execrl.timing.pool import sanitise
 
 Metric = Literal["reward", "pass"]
 """What a curve point averages: the normalised reward ``(r + 1)/2`` (equal to the pass rate

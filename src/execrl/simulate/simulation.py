@@ -8,7 +8,6 @@ from typing import Literal
 import numpy as np
 
 from execrl.envs.presets import environment as build_environment
-from execrl.envs.references import Calibration
 from execrl.rewards.compositions import reward as build_reward
 from execrl.rewards.scoring import EnvSpec, RewardSpec
 from execrl.simulate.diagnostics import DEFAULT_WINDOW, Diagnostics, diagnose, moving_average
@@ -16,6 +15,7 @@ from execrl.simulate.engine import CHUNK_ELEMENTS, Engine, chunks
 from execrl.simulate.replay import replay_rewards
 from execrl.simulate.runs import StoredRuns
 from execrl.simulate.schedule import Metric, Schedule, metric_values
+from execrl.timing.pool import Calibration
 
 ReplayPath = Literal["vectorised", "replay"]
 """How the rewards are computed: the vectorised engine or execrl's own per-outcome code."""

@@ -30,7 +30,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from execrl.envs.environment import EnvironmentConfig
 from execrl.envs.operators import AbsoluteLimit, RankedReferenceLimit
-from execrl.envs.references import Calibration
 from execrl.errors import ExecrlError
 from execrl.rewards.compositions import Reward, RewardFn, reward
 from execrl.simulate.diagnostics import DEFAULT_WINDOW, diagnose_many
@@ -39,6 +38,7 @@ from execrl.simulate.grid import GridPoint, environment_grid
 from execrl.simulate.runs import StoredRuns
 from execrl.simulate.schedule import Metric, Schedule, metric_values
 from execrl.stats import average_ranks
+from execrl.timing.pool import Calibration
 
 DIAGNOSTICS = (
     "deviation",

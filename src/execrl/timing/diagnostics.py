@@ -38,11 +38,11 @@ from typing import NamedTuple
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from execrl.envs.operators import per_test_percentiles
 from execrl.sandbox.counting import seconds_as
 from execrl.sandbox.limits import TimingMetric, is_counted
 from execrl.sandbox.records import Status
 from execrl.stats import spearman
+from execrl.timing.percentiles import per_test_percentiles
 from execrl.timing.store import Campaign, Measurement
 
 TIMINGS: tuple[TimingMetric, ...] = ("cpu", "wall")

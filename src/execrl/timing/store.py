@@ -31,7 +31,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from execrl.envs.references import Calibration, ReferencePool
 from execrl.errors import DataError, ExecrlError, UsageError
 from execrl.problems.models import Problem, ReferenceLabel
 from execrl.results import ResultsFile, read_rows
@@ -39,6 +38,7 @@ from execrl.sandbox.counting import require_valgrind, seconds_as
 from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import TIMING_UNITS, ExecutionOptions, Limits, TimingMetric, is_counted
 from execrl.sandbox.records import Status, TestResult
+from execrl.timing.pool import Calibration, ReferencePool
 
 Aggregate = Literal["median", "mean"]
 

@@ -1,5 +1,9 @@
 """The reference pool H(x): stored reference durations per optimization test (spec §1).
 
+It lives in ``execrl.timing`` (the timing store builds pools from campaigns; the environments
+in ``execrl.envs`` rank candidates against them), so both import it without an arrow running
+backwards.
+
 Durations are sanitised once, when the pool is built: ``ψ(d) = d if d > 0 else cap`` (so an
 invalid, zero, negative or non-finite duration counts as the slowest possible), then the
 calibration map Γ (identity by default; never applied to candidates), then clamping to
