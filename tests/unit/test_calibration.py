@@ -11,6 +11,7 @@ import pytest
 
 from execrl.errors import ExecrlError
 from execrl.problems import load_bundled
+from execrl.sandbox.machine import MachineFingerprint
 from execrl.sandbox.records import Status
 from execrl.timing.calibration import (
     CalibrationMap,
@@ -29,7 +30,6 @@ from execrl.timing.store import (
     CampaignInfo,
     DurationStore,
     ExecutorSettings,
-    MachineFingerprint,
     Measurement,
 )
 

@@ -10,6 +10,7 @@ import pytest
 
 from execrl.errors import ExecrlError
 from execrl.problems.models import Problem, Reference, ReferenceLabel, StdioTest, TestGroup
+from execrl.sandbox.machine import MachineFingerprint
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult
 from execrl.simulate import (
     Schedule,
@@ -25,7 +26,6 @@ from execrl.timing.store import (
     Campaign,
     CampaignInfo,
     ExecutorSettings,
-    MachineFingerprint,
     Measurement,
 )
 

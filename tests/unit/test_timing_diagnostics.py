@@ -14,11 +14,12 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
+from execrl.sandbox.machine import MachineFingerprint
 from execrl.sandbox.records import Status
 from execrl.timing.contention import ContentionReport, LoadResult
 from execrl.timing.diagnostics import diagnose, kendall, rerun_durations, solution_scores
 from execrl.timing.drift import compare_sentinels, default_sentinels, residual_log_std
-from execrl.timing.store import Campaign, CampaignInfo, MachineFingerprint, Measurement
+from execrl.timing.store import Campaign, CampaignInfo, Measurement
 
 S, TO, WA = Status.SUCCESS, Status.TIMEOUT, Status.WRONG_ANSWER
 

@@ -9,8 +9,8 @@ import os
 import pytest
 
 from execrl.cli.main import main
+from execrl.sandbox.machine import MachineFingerprint
 from execrl.timing.floor import FloorReport, lag1_autocorrelation, measure_floor
-from execrl.timing.store import MachineFingerprint
 
 
 def report(runs: list[float]) -> FloorReport:

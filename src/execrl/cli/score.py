@@ -57,10 +57,10 @@ from execrl.results import ResultsFile
 from execrl.rewards import REWARDS, Scored, extract_code, reward
 from execrl.rewards.compositions import RewardFn
 from execrl.sandbox.limits import is_counted
+from execrl.sandbox.machine import MachineFingerprint
 from execrl.sandbox.protocol import Executor
 from execrl.sandbox.records import ExecutionRecord, program_sha256
 from execrl.timing import measure_reference_durations
-from execrl.timing.store import MachineFingerprint
 
 DEFAULT_ENV = "mc"
 DEFAULT_REWARD = "collapsed"

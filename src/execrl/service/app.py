@@ -22,6 +22,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 from execrl import __version__
 from execrl.sandbox import counting
 from execrl.sandbox.limits import COUNTED_TIMINGS
+from execrl.sandbox.machine import MachineFingerprint
 from execrl.service import sandbox_fusion
 from execrl.service.state import (
     BatchTooLarge,
@@ -41,7 +42,6 @@ from execrl.service.wire import (
     ServiceInfo,
     encode_line,
 )
-from execrl.timing.store import MachineFingerprint
 
 DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024
 """The default request size limit (64 MiB: a batch of 4096 programs with their tests)."""

@@ -41,8 +41,9 @@ from execrl.problems.models import Problem
 from execrl.sandbox.counting import require_valgrind
 from execrl.sandbox.executor import LocalExecutor
 from execrl.sandbox.limits import TimingMetric, is_counted
+from execrl.sandbox.machine import MachineFingerprint
 from execrl.timing.diagnostics import NoiseReport, SolutionNoise, diagnose, markdown_table
-from execrl.timing.store import MachineFingerprint, run_campaign
+from execrl.timing.store import run_campaign
 
 TARGET_POINTS = 2.0
 """The issue's target: CPU-time noise within 2 points (std) at every load."""

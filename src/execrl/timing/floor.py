@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel
 
-from execrl.timing.store import MachineFingerprint
+from execrl.sandbox.machine import MachineFingerprint
 
 FLOOR_TARGET_CV = 0.05
 """Below this CPU-time CV for identical work, a machine is quiet enough for speed rewards

@@ -20,9 +20,7 @@ import gzip
 import json
 import math
 import os
-import platform
 import random
-import socket
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
@@ -37,6 +35,7 @@ from execrl.results import ResultsFile, read_rows
 from execrl.sandbox.counting import require_valgrind, seconds_as
 from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import TIMING_UNITS, ExecutionOptions, Limits, TimingMetric, is_counted
+from execrl.sandbox.machine import MachineFingerprint
 from execrl.sandbox.records import Status, TestResult
 from execrl.timing.pool import Calibration, ReferencePool
 
@@ -47,32 +46,6 @@ def describe_timing(timing: str) -> str:
     """How a report names ``timing``'s durations: "cpu time", "instructions", ... (a count is
     never called a time)."""
     return f"{timing} time" if not is_counted(timing) else TIMING_UNITS[timing]
-
-
-class MachineFingerprint(BaseModel):
-    """Enough about the machine to tell two campaigns' hardware apart."""
-
-    model_config = ConfigDict(frozen=True)
-
-    hostname: str
-    cpu_model: str
-    cores: int
-    kernel: str
-    python: str
-
-    @classmethod
-    def current(cls) -> MachineFingerprint:
-        return cls(
-            hostname=socket.gethostname(),
-            cpu_model=_cpu_model(),
-            # the machine's cores, not this process's: reserve_host_core pins it to one
-            cores=os.cpu_count() or 1,
-            kernel=platform.release(),
-            python=platform.python_version(),
-        )
-
-    def describe(self) -> str:
-        return f"{self.cpu_model}, {self.cores} cores, Linux {self.kernel}, Python {self.python}"
 
 
 class ExecutorSettings(BaseModel):
@@ -515,17 +488,6 @@ def load_campaign(path: str | Path) -> Campaign:
     except (ValidationError, json.JSONDecodeError) as exc:
         raise DataError(f"{path}: not a campaign file ({str(exc).splitlines()[0]})") from None
     return Campaign(info=info, measurements=measurements)
-
-
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def triples(campaign: Campaign, timing: TimingMetric = "cpu") -> Iterable[tuple]:

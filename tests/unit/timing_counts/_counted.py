@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from execrl.sandbox.machine import MachineFingerprint
 from execrl.sandbox.records import Status
 from execrl.timing.store import (
     Campaign,
     CampaignInfo,
     ExecutorSettings,
-    MachineFingerprint,
     Measurement,
 )
 
