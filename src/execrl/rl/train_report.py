@@ -1,9 +1,13 @@
 """The report of a training run: ``<run>/report/index.html`` with its PNGs.
 
 It reads only what the trainer wrote into the run folder (``config.yaml``, ``metrics.jsonl``,
-``evaluations.json``), so it can be rebuilt at any time (``execrl train --report RUN``):
+``rollouts.jsonl``, ``evaluations.json``), so it can be rebuilt at any time (``execrl train
+--report RUN``):
 
+- the training reward's trend (:func:`reward_trend`): per step the mean rollout reward with
+  its 95% band, a smoothed line, and the slope per step with its 95% interval;
 - reward mean (± std) and pass rate per step;
+- with dynamic sampling, the groups drawn and dropped per step;
 - the zero-advantage group rate (groups that teach nothing);
 - KL to the reference and clip fractions; completion lengths and execution failure rates;
 - held-out pass@1 before and after, per problem, and whether the change is larger than
@@ -14,13 +18,16 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 
 from execrl.errors import DataError, ExecrlError
-from execrl.report import Page, pyplot
+from execrl.report import Page, escape, pyplot
 from execrl.results import read_rows
 
 
@@ -37,6 +44,20 @@ def load_run(run_dir: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]],
     if not isinstance(config, dict) or not isinstance(evaluations, dict):
         raise DataError(f"{run}: config.yaml or evaluations.json is not a mapping")
     return config or {}, rows, evaluations
+
+
+def load_rollouts(run_dir: str | Path) -> list[dict[str, Any]]:
+    """The rows of ``<run>/rollouts.jsonl`` (none for a run that has not written one)."""
+    path = Path(run_dir) / "rollouts.jsonl"
+    return read_rows(path) if path.is_file() else []
+
+
+def summary_lines(run_dir: str | Path) -> list[str]:
+    """What a person reads first about a run: held-out pass@1 before vs after, and the
+    training reward's trend (when the run wrote rollouts)."""
+    _, _, evaluations = load_run(run_dir)
+    rollouts = load_rollouts(run_dir)
+    return [verdict(evaluations), *([reward_trend(rollouts).sentence()] if rollouts else [])]
 
 
 def _read(path: Path, parse):
@@ -70,6 +91,185 @@ def verdict(evaluations: dict[str, Any]) -> str:
     )
 
 
+# ---------------------------------------------------------------- the training reward's trend
+
+Z_95 = 1.959964
+"""The two-sided 95% normal quantile: a step's band is its mean ± Z_95 standard errors."""
+
+TREND_RESAMPLES = 2000
+"""Bootstrap resamples of the steps behind the slope's interval."""
+
+SMOOTH_STEPS = 5
+"""Width of the smoothed line's centred window, in steps (narrower at the ends)."""
+
+
+@dataclass(frozen=True)
+class RewardTrend:
+    """The training reward over a run, from its rollouts (one value per step, in step order).
+
+    ``mean`` is each step's mean rollout reward and ``low``/``high`` its 95% band, mean ±
+    1.96 standard errors of that step's rollouts (NaN for a step of one rollout). ``smoothed``
+    pools the rollouts of a centred window of :data:`SMOOTH_STEPS` steps. ``slope`` (reward
+    per step) and ``intercept`` are the ordinary least-squares line through every rollout;
+    its 95% interval is a percentile bootstrap over steps: whole steps (all their rollouts)
+    are resampled with replacement and the line refitted, since rollouts of one step share a
+    policy and prompts and are not independent (NaN with fewer than 3 steps)."""
+
+    steps: tuple[int, ...]
+    mean: tuple[float, ...]
+    low: tuple[float, ...]
+    high: tuple[float, ...]
+    rollouts: tuple[int, ...]
+    smoothed: tuple[float, ...]
+    intercept: float
+    slope: float
+    slope_low: float
+    slope_high: float
+
+    def fitted(self) -> list[float]:
+        """The least-squares line at each step."""
+        return [self.intercept + self.slope * s for s in self.steps]
+
+    def sentence(self) -> str:
+        """One line for a summary, e.g. ``training reward: +0.012 per step (95% CI −0.004 …
+        +0.028) over 10 steps, 160 rollouts: no trend distinguishable from noise``."""
+        if math.isnan(self.slope):
+            return f"training reward: no trend ({len(self.steps)} step(s) with a reward)"
+        if math.isnan(self.slope_low):
+            interval, judged = "no interval with fewer than 3 steps", "too few steps to judge"
+        else:
+            interval = f"95% CI {_signed(self.slope_low)} … {_signed(self.slope_high)}"
+            judged = _judge(self.slope_low, self.slope_high)
+        return (
+            f"training reward: {_signed(self.slope)} per step ({interval}) over "
+            f"{len(self.steps)} steps, {sum(self.rollouts)} rollouts: {judged}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for a JSON result (NaN as None)."""
+        return {k: _clean(v) for k, v in asdict(self).items()}
+
+
+def reward_trend(
+    rows: Iterable[Mapping[str, Any]],
+    *,
+    resamples: int = TREND_RESAMPLES,
+    seed: int = 0,
+) -> RewardTrend:
+    """The trend of ``rows`` (rollouts.jsonl rows: each has ``step`` and ``reward``; a reward
+    of None, an inconclusive rollout, is left out). See :class:`RewardTrend`."""
+    by_step = _rewards_by_step(rows)
+    steps = sorted(by_step)
+    bands = [_band(by_step[s]) for s in steps]
+    stats = _step_sums(steps, by_step)  # (S, 5)
+    intercept, slope = (float(v[0]) for v in _lines(stats.sum(axis=0, keepdims=True)))
+    low, high = _slope_interval(stats, resamples=resamples, seed=seed)
+    return RewardTrend(
+        steps=tuple(steps),
+        mean=tuple(b[0] for b in bands),
+        low=tuple(b[1] for b in bands),
+        high=tuple(b[2] for b in bands),
+        rollouts=tuple(len(by_step[s]) for s in steps),
+        smoothed=tuple(_smoothed(steps, by_step)),
+        intercept=intercept,
+        slope=slope,
+        slope_low=low,
+        slope_high=high,
+    )
+
+
+def _rewards_by_step(rows: Iterable[Mapping[str, Any]]) -> dict[int, list[float]]:
+    """Each step's rewards; a DataError names a row without a usable step or reward."""
+    by_step: dict[int, list[float]] = {}
+    for number, row in enumerate(rows, 1):
+        step, reward = row.get("step"), row.get("reward", math.nan)
+        if reward is None:  # inconclusive: no reward, not a zero
+            continue
+        if not isinstance(step, int) or not isinstance(reward, int | float) or reward != reward:
+            raise DataError(
+                f"rollout row {number}: needs an integer 'step' and a numeric 'reward', "
+                f"got step={step!r}, reward={reward!r}"
+            )
+        by_step.setdefault(step, []).append(float(reward))
+    return by_step
+
+
+def _band(values: list[float]) -> tuple[float, float, float]:
+    """(mean, low, high): the mean ± 1.96 standard errors (NaN band for one value)."""
+    mean = float(np.mean(values))
+    if len(values) < 2:
+        return mean, math.nan, math.nan
+    half = Z_95 * float(np.std(values, ddof=1)) / math.sqrt(len(values))
+    return mean, mean - half, mean + half
+
+
+def _smoothed(steps: list[int], by_step: dict[int, list[float]]) -> list[float]:
+    """The mean of the rollouts of a centred window of SMOOTH_STEPS steps around each."""
+    half = SMOOTH_STEPS // 2
+    out = []
+    for i in range(len(steps)):
+        pooled = [r for s in steps[max(0, i - half) : i + half + 1] for r in by_step[s]]
+        out.append(float(np.mean(pooled)))
+    return out
+
+
+def _step_sums(steps: list[int], by_step: dict[int, list[float]]) -> np.ndarray:
+    """(S, 5) per step: n, Σx, Σy, Σxy, Σx² over its rollouts (x the step, y the reward), the
+    sufficient statistics of a least-squares line, so a resample of steps is a sum of rows."""
+    rows = []
+    for s in steps:
+        n, total = len(by_step[s]), sum(by_step[s])
+        rows.append([n, n * s, total, s * total, n * s * s])
+    return np.array(rows, dtype=float).reshape(-1, 5)
+
+
+def _lines(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(B,) intercepts and slopes from (B, 5) summed statistics; NaN where x does not vary."""
+    n, sx, sy, sxy, sxx = np.asarray(sums, dtype=float).T
+    spread = n * sxx - sx * sx
+    varies = spread > 1e-9 * np.maximum(n * sxx, 1.0)
+    slope = np.full(len(n), np.nan)
+    slope[varies] = (n * sxy - sx * sy)[varies] / spread[varies]
+    intercept = np.full(len(n), np.nan)
+    intercept[varies] = (sy - slope * sx)[varies] / n[varies]
+    return intercept, slope
+
+
+def _slope_interval(stats: np.ndarray, *, resamples: int, seed: int) -> tuple[float, float]:
+    """The 95% percentile interval of the slope over bootstrap resamples of the steps;
+    resamples that hold a single distinct step (no slope) are left out."""
+    if len(stats) < 3:
+        return math.nan, math.nan
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, len(stats), size=(resamples, len(stats)))  # (B, S)
+    _, slopes = _lines(stats[picks].sum(axis=1))  # (B,)
+    slopes = slopes[~np.isnan(slopes)]
+    if slopes.size == 0:
+        return math.nan, math.nan
+    low, high = np.percentile(slopes, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _judge(low: float, high: float) -> str:
+    if low > 0:
+        return "rising (the interval lies above 0)"
+    if high < 0:
+        return "falling (the interval lies below 0)"
+    return "no trend distinguishable from noise (the interval holds 0)"
+
+
+def _signed(x: float) -> str:
+    """``+0.012`` / ``−0.004`` (a true minus sign)."""
+    return f"{x:+.3f}".replace("-", "\u2212")
+
+
+def _clean(value: Any) -> Any:
+    """NaN as None, tuples as lists, element-wise: JSON has no NaN."""
+    if isinstance(value, tuple):
+        return [_clean(v) for v in value]
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
 def write_training_report(run_dir: str | Path) -> Path:
     """Write ``<run>/report/index.html``; returns its path."""
     config, rows, evaluations = load_run(run_dir)
@@ -83,6 +283,12 @@ def write_training_report(run_dir: str | Path) -> Path:
     )
     page.heading("Summary")
     page.paragraph(verdict(evaluations))
+    rollouts = load_rollouts(run_dir)
+    if rollouts:
+        trend = reward_trend(rollouts)
+        page.paragraph(trend.sentence() + ".")
+        _trend_figure(page, plt, trend)
+    _sampling(page, rows)
     if rows:
         updated = sum(bool(r.get("updated", True)) for r in rows)
         page.paragraph(
@@ -96,8 +302,55 @@ def write_training_report(run_dir: str | Path) -> Path:
         _execution(page, plt, rows)
     _evaluation_tables(page, evaluations)
     page.heading("Configuration")
-    page.raw(f"<pre>{_escape(yaml.safe_dump(config, sort_keys=False))}</pre>")
+    page.raw(f"<pre>{escape(yaml.safe_dump(config, sort_keys=False))}</pre>")
     return page.write()
+
+
+def _trend_figure(page: Page, plt: Any, trend: RewardTrend) -> None:
+    """Per step: the mean reward and its 95% band, the smoothed line and the fitted slope."""
+    fig, axis = plt.subplots(figsize=(11, 3.8))
+    axis.fill_between(trend.steps, trend.low, trend.high, alpha=0.2, label="95% band")
+    axis.plot(trend.steps, trend.mean, marker="o", linestyle="none", label="mean reward")
+    axis.plot(trend.steps, trend.smoothed, label=f"smoothed ({SMOOTH_STEPS} steps)")
+    if not math.isnan(trend.slope):
+        axis.plot(trend.steps, trend.fitted(), linestyle="--", label="least-squares line")
+    axis.set_xlabel("step")
+    axis.set_ylabel("rollout reward")
+    axis.legend()
+    page.figure(
+        fig,
+        "reward_trend",
+        "Training reward per step: mean over the step's rollouts, its 95% band (mean ± 1.96 "
+        "standard errors), a smoothed line and the least-squares line through every rollout "
+        "(the slope's interval: a bootstrap over steps).",
+    )
+
+
+SAMPLING_COLUMNS = {
+    "groups_drawn": "groups drawn",
+    "groups_dropped": "dropped (all rewards equal)",
+    "sampling_rounds": "sampling rounds",
+}
+"""Dynamic sampling's per-step columns of metrics.jsonl, shown when the run logged them."""
+
+
+def _sampling(page: Page, rows: list[dict[str, Any]]) -> None:
+    """Dynamic sampling (DAPO): how many groups each step drew and dropped to fill its batch."""
+    keys = [k for k in SAMPLING_COLUMNS if any(k in r for r in rows)]
+    if not keys:
+        return
+    page.heading("Dynamic sampling")
+    totals = {k: sum(r.get(k) or 0 for r in rows) for k in keys}
+    if "groups_drawn" in totals and "groups_dropped" in totals and totals["groups_drawn"]:
+        page.paragraph(
+            f"{totals['groups_drawn']} groups drawn over {len(rows)} steps, "
+            f"{totals['groups_dropped']} of them dropped because all their rewards were equal "
+            f"({totals['groups_dropped'] / totals['groups_drawn']:.0%})."
+        )
+    page.table(
+        ["step", *(SAMPLING_COLUMNS[k] for k in keys)],
+        [[r["step"], *(r.get(k, "—") for k in keys)] for r in rows],
+    )
 
 
 def _curves(page: Page, plt: Any, rows: list[dict[str, Any]]) -> None:
@@ -226,9 +479,3 @@ def _evaluation_tables(page: Page, evaluations: dict[str, Any]) -> None:
 def _mean(values: list[float]) -> float:
     finite = [v for v in values if v is not None and not math.isnan(v)]
     return sum(finite) / len(finite) if finite else math.nan
-
-
-def _escape(text: str) -> str:
-    from execrl.report import escape
-
-    return escape(text)
