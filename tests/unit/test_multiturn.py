@@ -11,15 +11,14 @@ from pydantic import ValidationError
 from execrl.envs.multiturn import (
     FeedbackConfig,
     Observed,
-    ScriptedPolicy,
     format_feedback,
     pass_fraction,
-    run_episodes,
     visible_test_ids,
 )
 from execrl.errors import ExecrlError
 from execrl.problems import load_bundled
 from execrl.problems.models import CallTest, Problem, StdioTest, TestGroup
+from execrl.rl.episodes import ScriptedPolicy, run_episodes
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult
 
 WRONG = "Here you go:\n```python\nq = int(input())\nfor _ in range(q):\n    print(input())\n```\n"

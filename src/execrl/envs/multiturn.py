@@ -1,23 +1,21 @@
-"""Multi-turn episodes (spec/dense-rewards.md, "Multi-turn episodes").
+"""Multi-turn episodes (spec/dense-rewards.md, "Multi-turn episodes"): the pure parts.
 
-A group of ``group_size`` episodes for one problem advances together, one turn at a time::
-
-    turn 1   the problem as a chat  ──policy──▶ completion ──extract_code──▶ program
-             every test runs (no early stop) ──▶ ExecutionRecord ──▶ turn reward
-    passed?  the episode ends, solved
-    failed?  the completion and a feedback message (which tests failed, with truncated input,
-             expected and actual output, or the error and its last traceback lines) join the
-             conversation; the model writes a new full program next turn, up to ``max_turns``
-
-Every turn keeps the messages sent, the completion, the program, its record and its reward,
-so group-level dense rewards are computed afterwards from ``[t.records for t in trajectories]``.
+A group of episodes for one problem advances one turn at a time (the loop that drives a
+policy and an executor is :func:`execrl.rl.episodes.run_episodes`): each turn's completion is
+run on every test (no early stop), and a failing episode gets a feedback message (which tests
+failed, with truncated input, expected and actual output, or the error and its last traceback
+lines) and writes a new full program next turn. This module holds what that loop is made of:
+the first prompt, the feedback text, the turn reward, the requests a turn sends, and the
+episode record (:class:`Turn`, :class:`Trajectory`), from which group-level dense rewards are
+computed afterwards (``[t.records for t in trajectories]``).
 
 Which tests the feedback may show is :class:`FeedbackConfig.visible`; by default only public
 tests (ids ``example-*`` in the bundled set and native folders, ``public-*`` from CodeContests
 and LiveCodeBench) are shown, and hidden tests are reported only as a count of failures by
 status. The actual output and the traceback are not stored in a record (it keeps the verdict
 and a one-line detail), so for the few failing tests that are listed the program is run once
-more on that test's input through ``executor.capture``; see docs/multiturn.md.
+more on that test's input (:func:`failures_to_observe` says which; the runner re-runs them
+through ``executor.capture``); see docs/multiturn.md.
 """
 
 from __future__ import annotations
@@ -25,35 +23,20 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from execrl.envs.environment import Environment
-from execrl.errors import ExecrlError, ExecutionError
-from execrl.extract import extract_code
 from execrl.problems.models import AssertTest, CallTest, Problem, StdioTest, TestCase, TestGroup
 from execrl.sandbox.executor import ExecutionRequest
-from execrl.sandbox.limits import ExecutionOptions, Limits
-from execrl.sandbox.protocol import Executor
+from execrl.sandbox.limits import ExecutionOptions
+from execrl.sandbox.protocol import Conversation, Message
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult
 
-Message = dict[str, str]
-"""One chat message: ``{"role": "system" | "user" | "assistant", "content": ...}``."""
-Conversation = list[Message]
 TurnReward = Callable[[ExecutionRecord], float | None]
-
-
-class Policy(Protocol):
-    """Anything that continues chats: one completion (the assistant's reply) per conversation.
-
-    Called once per turn with the conversations of every episode still running, so a group
-    of episodes is generated as one batch."""
-
-    def generate(self, conversations: list[Conversation]) -> list[str]: ...
 
 
 # -- feedback ---------------------------------------------------------------------------------
@@ -159,8 +142,9 @@ def format_feedback(
 ) -> str:
     """The user message that follows a failing turn (pure: no execution).
 
-    ``observed`` holds re-run outputs by test id (see :func:`observe_failures`); without one a
-    test's actual output is the record's one-line detail.
+    ``observed`` holds re-run outputs by test id (see
+    :func:`execrl.rl.episodes.observe_failures`); without one a test's actual output is the
+    record's one-line detail.
     """
     config = config or FeedbackConfig()
     observed = observed or {}
@@ -263,7 +247,7 @@ def _fence(text: str) -> str:
     return f"```\n{text.rstrip(chr(10))}\n```"
 
 
-# -- re-running listed failures for their output and traceback --------------------------------
+# -- which listed failures to re-run for their output and traceback ---------------------------
 
 _MARKER = "--- execrl traceback 6f1d ---"
 _OBSERVE_WRAPPER = """\
@@ -288,31 +272,25 @@ except BaseException as _exc:
 traceback of its own frames after a marker on stdout (``capture`` returns stdout only)."""
 
 
-def observe_failures(
-    executor: object,
-    problem: Problem,
-    program: str,
-    record: ExecutionRecord,
-    config: FeedbackConfig,
-    limits: Limits,
-) -> dict[str, Observed]:
-    """Re-run the failing tests the feedback will list, for their stdout and traceback.
+def failures_to_observe(
+    problem: Problem, record: ExecutionRecord, config: FeedbackConfig
+) -> list[tuple[str, str]]:
+    """``(test id, stdin)`` of the failing tests the feedback will list, to re-run for their
+    stdout and traceback (pure: the re-run is :func:`execrl.rl.episodes.observe_failures`).
 
-    Only stdio tests that the feedback may show, with a wrong answer, runtime error or compile
-    error (one run for the latter: it is the same on every test). Returns nothing when
-    ``config.rerun_failing`` is off; a re-run the sandbox (or the service) failed is left out
-    (the feedback then shows the record's detail).
+    Only stdio tests that the feedback may show, with a wrong answer or runtime error, at most
+    ``config.max_failing_tests``; a compile error is one run (it is the same on every test).
+    Nothing when ``config.rerun_failing`` is off.
     """
     if not config.rerun_failing:
-        return {}
+        return []
     tests = {t.id: t for t in problem.tests}
     visible = visible_test_ids(problem, config)
-    wanted = []
+    wanted: list[tuple[str, str]] = []
     for result in record.failed():
         test = tests.get(result.test_id)
         if result.status is Status.COMPILE_ERROR:
-            wanted = [(result.test_id, test.input if isinstance(test, StdioTest) else "")]
-            break
+            return [(result.test_id, test.input if isinstance(test, StdioTest) else "")]
         if (
             result.test_id in visible
             and isinstance(test, StdioTest)
@@ -320,16 +298,18 @@ def observe_failures(
             and len(wanted) < config.max_failing_tests
         ):
             wanted.append((result.test_id, test.input))
-    wrapped = _OBSERVE_WRAPPER.format(source=program, marker=_MARKER)
-    observed = {}
-    for test_id, stdin in wanted:
-        try:
-            _, stdout = executor.capture(wrapped, stdin, limits)
-        except ExecutionError:  # the sandbox (SandboxCrashed) or the service failed
-            continue
-        out, _, trace = stdout.partition(f"\n{_MARKER}\n")
-        observed[test_id] = Observed(stdout=out, traceback=trace)
-    return observed
+    return wanted
+
+
+def observing_program(program: str) -> str:
+    """``program`` wrapped to print its own traceback after a marker on stdout."""
+    return _OBSERVE_WRAPPER.format(source=program, marker=_MARKER)
+
+
+def observed_output(stdout: str) -> Observed:
+    """Split a wrapped program's stdout into its own output and its traceback."""
+    out, _, trace = stdout.partition(f"\n{_MARKER}\n")
+    return Observed(stdout=out, traceback=trace)
 
 
 # -- episodes ---------------------------------------------------------------------------------
@@ -436,83 +416,13 @@ def default_prompt(problem: Problem) -> Conversation:
     ]
 
 
-def run_episodes(
-    problem: Problem,
-    policy: Policy,
-    executor: Executor,
-    *,
-    group_size: int = 4,
-    max_turns: int = 4,
-    feedback: FeedbackConfig | None = None,
-    prompt: Callable[[Problem], Conversation] = default_prompt,
-    env: Environment | None = None,
-    turn_reward: TurnReward = pass_fraction,
-    progress: bool = False,
-) -> list[Trajectory]:
-    """Run ``group_size`` episodes of at most ``max_turns`` turns on ``problem``.
-
-    The tests are the correctness tests T0 ∪ T+ under the problem's limits, or what ``env``
-    plans (its tests and hard cap). Every test runs each turn (no early stop), so each record
-    holds the full pass/fail vector dense rewards need.
-    """
-    if group_size < 1 or max_turns < 1:
-        raise ExecrlError(
-            f"group_size and max_turns must be >= 1, got {group_size} and {max_turns}"
-        )
-    feedback = feedback or FeedbackConfig()
-    make_request = _request_builder(problem, env)
-    conversations = [list(prompt(problem)) for _ in range(group_size)]
-    trajectories = [Trajectory(problem.id) for _ in range(group_size)]
-    active = list(range(group_size))
-
-    for turn in range(1, max_turns + 1):
-        if not active:
-            break
-        # sample: one batch for every episode still running
-        completions = policy.generate([list(conversations[i]) for i in active])
-        if len(completions) != len(active):
-            raise ExecrlError(
-                f"the policy returned {len(completions)} completions for {len(active)} "
-                "conversations; it must return exactly one per conversation"
-            )
-        programs = [extract_code(c, problem.entry_point) for c in completions]
-        # execute: the whole turn of the group at once, all tests each
-        requests = [
-            make_request(p, f"episode-{i}/turn-{turn}")
-            for i, p in zip(active, programs, strict=True)
-        ]
-        records = list(executor.run_batch(requests, progress=progress, description=f"turn {turn}"))
-        # feedback: only for episodes that go on
-        last = turn == max_turns
-        texts = _feedback_for(
-            executor, problem, programs, records, requests, feedback, turn, max_turns, last
-        )
-        still = []
-        for i, completion, program, record, text in zip(
-            active, completions, programs, records, texts, strict=True
-        ):
-            step = Turn(
-                messages=tuple(dict(m) for m in conversations[i]),
-                completion=completion,
-                program=program,
-                record=record,
-                reward=turn_reward(record),
-                feedback=text,
-            )
-            trajectories[i].steps.append(step)
-            if text is not None:
-                conversations[i] += [
-                    {"role": "assistant", "content": completion},
-                    {"role": "user", "content": text},
-                ]
-                still.append(i)
-        active = still
-    return trajectories
-
-
-def _request_builder(
+def episode_requests(
     problem: Problem, env: Environment | None
 ) -> Callable[[str, str], ExecutionRequest]:
+    """Builds an episode turn's ExecutionRequest from ``(program, program name)``: the
+    correctness tests T0 ∪ T+ under the problem's limits, or what ``env`` plans (its tests,
+    hard cap and timing); every test runs (no early stop), so each record holds the full
+    pass/fail vector dense rewards need."""
     options = ExecutionOptions(stop_at_first_failure=False)
     if env is None:
         tests = problem.correctness_tests
@@ -524,68 +434,3 @@ def _request_builder(
     return lambda program, name: env.request(
         problem, program, plan=plan, options=options, program_name=name
     )
-
-
-def _feedback_for(
-    executor: Executor,
-    problem: Problem,
-    programs: list[str],
-    records: list[ExecutionRecord],
-    requests: list[ExecutionRequest],
-    config: FeedbackConfig,
-    turn: int,
-    max_turns: int,
-    last: bool,
-) -> list[str | None]:
-    """The feedback message of each episode that failed this turn and has turns left."""
-
-    def one(k: int) -> str | None:
-        if last or records[k].all_passed:
-            return None
-        seen = observe_failures(
-            executor, problem, programs[k], records[k], config, requests[k].limits
-        )
-        return format_feedback(
-            problem, records[k], config, observed=seen, turn=turn, max_turns=max_turns
-        )
-
-    # Re-runs block on a free sandbox worker; episodes are observed side by side.
-    with ThreadPoolExecutor(max_workers=max(1, min(8, len(records)))) as pool:
-        return list(pool.map(one, range(len(records))))
-
-
-class ScriptedPolicy:
-    """A policy that replays fixed responses (for tests and examples).
-
-    ``responses_per_turn[t]`` is used for every conversation at turn ``t + 1`` (the turn is
-    the number of assistant messages already in the conversation): a string goes to every
-    conversation, a list gives the i-th conversation of that call its i-th entry (the
-    runner passes the episodes still running, in episode order). Every call is kept in
-    ``calls``.
-    """
-
-    def __init__(self, responses_per_turn: Sequence[str | Sequence[str]]) -> None:
-        self.responses_per_turn = list(responses_per_turn)
-        self.calls: list[list[Conversation]] = []
-
-    def generate(self, conversations: list[Conversation]) -> list[str]:
-        self.calls.append([list(c) for c in conversations])
-        out = []
-        for i, conversation in enumerate(conversations):
-            turn = sum(m["role"] == "assistant" for m in conversation)
-            if turn >= len(self.responses_per_turn):
-                raise ExecrlError(
-                    f"ScriptedPolicy has responses for {len(self.responses_per_turn)} turn(s) "
-                    f"but was asked for turn {turn + 1}; add responses or lower max_turns"
-                )
-            script = self.responses_per_turn[turn]
-            if isinstance(script, str):
-                out.append(script)
-            elif i < len(script):
-                out.append(script[i])
-            else:
-                raise ExecrlError(
-                    f"ScriptedPolicy turn {turn + 1} has {len(script)} response(s) but was "
-                    f"asked for conversation {i + 1} of {len(conversations)}"
-                )
-        return out

@@ -1365,7 +1365,7 @@ class Trainer:
     def _multiturn_groups(self) -> list[RolloutGroup]:
         """Multi-turn: each group is G episodes; each turn becomes one training sample whose
         advantage is the dense ``A(i, t)`` of its episode and turn."""
-        from execrl.envs.multiturn import run_episodes
+        from execrl.rl.episodes import run_episodes
         from execrl.rewards.dense import PassTensor, dense_rewards
 
         cfg = self.config
