@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from execrl.cli import _solver_options as solver_options
 from execrl.cli import main as main_module
 from execrl.cli import solver as solver_cmd
 from execrl.errors import ConfigError, DataError, UsageError
@@ -26,6 +27,7 @@ from execrl.rewards.solver import (
     answer_convention,
     evaluate_solver_samples,
     lp_features,
+    response_files,
     score_solver_responses,
 )
 
@@ -56,7 +58,7 @@ def no_sandbox(monkeypatch):
     def refuse(args):
         raise RuntimeError("the sandbox started before the mistake was caught")
 
-    monkeypatch.setattr(solver_cmd, "_executor", refuse)
+    monkeypatch.setattr(solver_options, "open_solver_executor", refuse)
 
 
 # -- 1. files that are not UTF-8 name the file and line -----------------------------------------
@@ -164,7 +166,7 @@ def test_interrupted_score_keeps_what_finished_and_resume_continues(
     bad_input, responses, tmp_path, monkeypatch
 ):
     out = tmp_path / "scores.jsonl"
-    real = solver_cmd.iter_solver_scores
+    real = response_files.iter_solver_scores
     scored: list[int] = []
 
     def interrupted(batch, *args, **kwargs):
@@ -174,19 +176,19 @@ def test_interrupted_score_keeps_what_finished_and_resume_continues(
             scored.append(i)
             yield score
 
-    monkeypatch.setattr(solver_cmd, "iter_solver_scores", interrupted)
+    monkeypatch.setattr(response_files, "iter_solver_scores", interrupted)
     bad_input(["solver", "score", responses, "--out", out, "--workers", "1"], code=130)
     kept = read_rows(out)
     assert [r["index"] for r in kept] == [0, 1] == scored  # every finished one, flushed
 
-    monkeypatch.setattr(solver_cmd, "iter_solver_scores", real)
+    monkeypatch.setattr(response_files, "iter_solver_scores", real)
     asked: list[int] = []
 
     def counting(batch, *args, **kwargs):
         asked.append(len(batch))
         yield from real(batch, *args, **kwargs)
 
-    monkeypatch.setattr(solver_cmd, "iter_solver_scores", counting)
+    monkeypatch.setattr(response_files, "iter_solver_scores", counting)
     argv = ["solver", "score", str(responses), "--out", str(out), "--workers", "1", "--resume"]
     assert main_module.main(argv) == 0
     assert asked == [2]  # only the two that were missing

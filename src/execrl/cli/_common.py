@@ -14,6 +14,7 @@ from typing import get_args
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
 from rich.text import Text
 
 from execrl.errors import DataError, OutputError, UsageError
@@ -76,6 +77,25 @@ def safe_text(text: object) -> Text:
 def safe_markup(text: object) -> str:
     """``safe_text`` for embedding in a markup string (``f"[red]✗[/] {safe_markup(x)}"``)."""
     return escape(printable(text))
+
+
+def print_table(
+    header: list[str],
+    rows: list[list[str]],
+    *,
+    title: str | None = None,
+    left: int = 2,
+    plain: bool = False,
+) -> None:
+    """Print a table of text cells (a library's ``(header, rows)``): the first ``left``
+    columns left-aligned, the rest right-aligned; ``plain``: no box lines. Every cell is
+    shown as text, never read as markup."""
+    table = Table(title=title, title_justify="left", **({"box": None} if plain else {}))
+    for i, col in enumerate(header):
+        table.add_column(escape(col), justify="left" if i < left else "right")
+    for row in rows:
+        table.add_row(*(safe_text(c) for c in row))
+    console.print(table)
 
 
 def fmt_ms(seconds: float | None) -> str:
