@@ -29,11 +29,11 @@ import urllib.error
 import urllib.request
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Protocol
+from typing import Any
 
 from execrl.errors import ExecrlError
+from execrl.sandbox.protocol import Conversation, Policy
 
-Conversation = list[dict[str, str]]
 DEFAULT_KEY_VARIABLE = "OPENAI_API_KEY"
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
@@ -190,10 +190,6 @@ def _http_error(url: str, exc: urllib.error.HTTPError) -> EndpointError:
 # The server
 
 
-class ChatPolicy(Protocol):
-    def generate(self, conversations: list[Conversation]) -> list[str]: ...
-
-
 class ChatCompletionServer:
     """Serve a chat policy as an OpenAI-compatible endpoint at :attr:`url`.
 
@@ -205,7 +201,7 @@ class ChatCompletionServer:
 
     def __init__(
         self,
-        policy: ChatPolicy,
+        policy: Policy,
         *,
         model_name: str = "execrl-local",
         host: str = "127.0.0.1",
