@@ -305,7 +305,7 @@ def test_sample_settings_are_checked_before_a_model_loads(bad_input, tmp_path, o
 
 def test_sample_refuses_a_bad_or_taken_label_before_a_model_loads(bad_input, tmp_path, monkeypatch):
     path = sampled_folder(tmp_path / "ev")
-    import execrl.cli.eval as eval_cmd
+    import execrl.evaluate.samplers as eval_cmd
 
     def no_model(*args, **kwargs):
         raise AssertionError("the model was loaded although its samples would be refused")
@@ -318,7 +318,7 @@ def test_sample_refuses_a_bad_or_taken_label_before_a_model_loads(bad_input, tmp
 
 
 def test_sample_unknown_problem_fails_before_a_model_loads(bad_input, tmp_path, monkeypatch):
-    import execrl.cli.eval as eval_cmd
+    import execrl.evaluate.samplers as eval_cmd
 
     def no_model(*args, **kwargs):
         raise AssertionError("the model was loaded for problems that do not exist")

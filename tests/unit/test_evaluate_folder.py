@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from execrl.cli.eval import sweep_values
+from execrl.evaluate.sweep import sweep_values
 from execrl.errors import ExecrlError
 from execrl.evaluate import (
     EvalFolder,
@@ -98,10 +98,10 @@ def test_jsonl_completions_are_extracted_programs_are_kept(tmp_path: Path):
     ]
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"problem_id": "p"}\n')
-    with pytest.raises(ExecrlError, match=r"bad.jsonl:1: a row needs 'problem_id'"):
+    with pytest.raises(ExecrlError, match=r"bad.jsonl:1: no 'completion'"):
         samples_from_jsonl(bad, "m")
     bad.write_text("not json\n")
-    with pytest.raises(ExecrlError, match="not JSON"):
+    with pytest.raises(ExecrlError, match="not valid JSON"):
         samples_from_jsonl(bad, "m")
     with pytest.raises(ExecrlError, match="cannot read"):
         samples_from_jsonl(tmp_path / "missing.jsonl", "m")

@@ -3,14 +3,16 @@ references in one shuffled campaign, and compute — or recompute, from the stor
 unbiased pass@k, the strict p_τ pass@k, win rates against a baseline, bootstrap intervals
 over problems, per-difficulty breakdowns and the degenerate-group ratio of a reward.
 
-The path: :func:`sample_problems` (or :func:`samples_from_jsonl`) → :meth:`EvalFolder.add_samples`
-→ :func:`run_campaign` → :func:`load_eval` → :func:`replay` (under any
-:class:`ReplaySettings`) → :func:`evaluate` / :func:`by_difficulty` / :func:`sweep`. See
-docs/evaluation.md.
+The path: :func:`sample_model` (a model spec opened by :func:`open_sampler`, or completions
+read by :func:`read_completions`) → :func:`run_campaign` → :func:`write_report` (every metric
+under any :class:`ReplaySettings`, as metrics.json and an HTML page). Below it:
+:func:`sample_problems` → :meth:`EvalFolder.add_samples`, :func:`load_eval` → :func:`replay` →
+:func:`evaluate` / :func:`by_difficulty` / :func:`sweep`. See docs/evaluation.md.
 """
 
 from execrl.evaluate.bootstrap import Estimate, bootstrap_ci, bootstrap_indices
 from execrl.evaluate.campaign import campaign_requests, run_campaign
+from execrl.evaluate.completions import Completion, read_completions
 from execrl.evaluate.folder import EvalFolder, ManifestEntry, ModelInfo, Sample
 from execrl.evaluate.metrics import (
     DEFAULT_KS,
@@ -32,6 +34,8 @@ from execrl.evaluate.replay import (
     reference_pool,
     replay,
 )
+from execrl.evaluate.sample_model import ProblemChoice, SampledModel, sample_model
+from execrl.evaluate.samplers import SamplingSettings, local_policy, open_sampler
 from execrl.evaluate.sampling import (
     PolicySampler,
     Sampler,
@@ -39,25 +43,40 @@ from execrl.evaluate.sampling import (
     samples_from_jsonl,
     samples_from_programs,
 )
-from execrl.evaluate.sweep import AXES, SweepPoint, sweep
+from execrl.evaluate.sweep import (
+    AXES,
+    SweepPoint,
+    parse_ks,
+    parse_numbers,
+    parse_taus,
+    sweep,
+    sweep_values,
+)
 from execrl.evaluate.winrate import WinCount, compare, pick_duration, problem_verdicts
+from execrl.evaluate.write_report import EvalReport, MetricOptions, write_report
 
 __all__ = [
     "AXES",
     "DEFAULT_KS",
     "DEFAULT_TAUS",
+    "Completion",
     "Estimate",
     "EvalData",
     "EvalFolder",
     "EvalMetrics",
+    "EvalReport",
     "ManifestEntry",
+    "MetricOptions",
     "ModelInfo",
     "PolicySampler",
+    "ProblemChoice",
     "Replay",
     "ReplaySettings",
     "Sample",
     "SampleScore",
+    "SampledModel",
     "Sampler",
+    "SamplingSettings",
     "SweepPoint",
     "WinCount",
     "bootstrap_ci",
@@ -69,16 +88,25 @@ __all__ = [
     "degenerate_ratios",
     "evaluate",
     "load_eval",
+    "local_policy",
+    "open_sampler",
+    "parse_ks",
+    "parse_numbers",
+    "parse_taus",
     "pass_at_k",
     "pass_at_k_per_problem",
     "pass_counts",
     "pick_duration",
     "problem_verdicts",
+    "read_completions",
     "reference_pool",
     "replay",
     "run_campaign",
+    "sample_model",
     "sample_problems",
     "samples_from_jsonl",
     "samples_from_programs",
     "sweep",
+    "sweep_values",
+    "write_report",
 ]

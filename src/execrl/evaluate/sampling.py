@@ -10,34 +10,25 @@ Programs are taken out of completions by :func:`execrl.extract.extract_code`.
 
 from __future__ import annotations
 
-import gzip
-import json
-import zlib
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from execrl.envs.multiturn import Conversation, default_prompt
-from execrl.errors import DataError, ExecrlError
+from execrl.envs.multiturn import default_prompt
+from execrl.errors import ExecrlError, LoaderError
+from execrl.evaluate.completions import read_completions
 from execrl.evaluate.folder import Sample
 from execrl.extract import extract_code
 from execrl.problems.models import Problem
 from execrl.sandbox.batch import _progress
-
-CODE_FIELDS = ("completion", "program", "code")
-"""JSONL fields holding a sample, in order of preference; only ``completion`` goes through
-``extract_code`` (the others are programs already)."""
+from execrl.sandbox.protocol import Conversation, Policy
 
 
 class Sampler(Protocol):
     def sample(self, conversation: Conversation, n: int) -> list[str]:
         """``n`` independent completions of ``conversation``."""
         ...
-
-
-class Policy(Protocol):
-    def generate(self, conversations: list[Conversation]) -> list[str]: ...
 
 
 class PolicySampler:
@@ -104,55 +95,23 @@ def samples_from_programs(model: str, programs: Mapping[str, Sequence[str]]) -> 
 
 
 def samples_from_jsonl(path: str | Path, model: str) -> list[Sample]:
-    """Samples from a JSONL file of rows with ``problem_id`` and ``completion`` (extracted)
-    or ``program`` / ``code`` (taken as they are); indices count per problem in file order."""
-    path = Path(path)
+    """Samples from a JSONL file of completions (:func:`read_completions`: ``problem_id`` and
+    ``completion``, extracted, or ``program`` / ``code``, taken as they are); indices count per
+    problem in file order. A file without rows is a LoaderError."""
     counts: dict[str, int] = defaultdict(int)
     out = []
-    for number, line in enumerate(_text_lines(path), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}:{number}: not JSON ({exc.msg})") from None
-        if not isinstance(row, dict):
-            raise DataError(
-                f"{path}:{number}: a row is a JSON object with 'problem_id' and one of "
-                f"{', '.join(CODE_FIELDS)}, got {type(row).__name__}"
-            )
-        field = next((f for f in CODE_FIELDS if isinstance(row.get(f), str)), None)
-        pid = row.get("problem_id")
-        if not isinstance(pid, str) or field is None:
-            raise DataError(
-                f"{path}:{number}: a row needs 'problem_id' and one of "
-                f"{', '.join(CODE_FIELDS)} (text)"
-            )
-        text = row[field]
-        program = extract_code(text) if field == "completion" else text
+    for row in read_completions(path):
+        pid = row.problem_id
         out.append(
-            Sample(model=model, problem_id=pid, index=counts[pid], completion=text, program=program)
+            Sample(
+                model=model,
+                problem_id=pid,
+                index=counts[pid],
+                completion=row.text,
+                program=row.program,
+            )
         )
         counts[pid] += 1
     if not out:
-        raise DataError(f"{path}: no samples in the file")
+        raise LoaderError(f"{path}: no samples in the file")
     return out
-
-
-def _text_lines(path: Path) -> list[str]:
-    """The lines of a UTF-8 text file, gunzipped when it ends in ``.gz``."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if path.name.endswith(".gz"):
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error):
-            raise DataError(f"{path}: not a gzip file (or cut short)") from None
-    try:
-        return raw.decode("utf-8-sig").split("\n")  # (a byte-order mark is dropped)
-    except UnicodeDecodeError as exc:
-        raise DataError(
-            f"{path}: not UTF-8 text (byte {exc.start}); re-encode it as UTF-8"
-        ) from None

@@ -87,3 +87,69 @@ def _track(items: list, progress: bool, axis: str):
     from rich.progress import track
 
     return track(items, description=f"replaying along {axis}")
+
+
+MAX_SWEEP_POINTS = 200
+"""The most values a sweep recomputes every metric at."""
+
+
+def sweep_values(text: str) -> list[float]:
+    """The values of a sweep written ``LO:HI:N`` (N evenly spaced values from LO to HI) or as
+    a comma list; at most :data:`MAX_SWEEP_POINTS`, all finite (else a one-line error)."""
+    if ":" in text:
+        parts = text.split(":")
+        if len(parts) != 3:
+            raise ExecrlError(f"sweep values {text!r}: write LO:HI:N or a comma list")
+        lo, hi = parse_numbers(parts[0], "LO")[0], parse_numbers(parts[1], "HI")[0]
+        try:
+            n = int(parts[2])
+        except ValueError:
+            raise ExecrlError(f"sweep values {text!r}: N must be a whole number") from None
+        if not 1 <= n <= MAX_SWEEP_POINTS:
+            raise UsageError(f"sweep values {text!r}: N must lie in 1 to {MAX_SWEEP_POINTS}")
+        return [lo + (hi - lo) * i / max(1, n - 1) for i in range(n)]
+    values = list(parse_numbers(text, "sweep values"))
+    if len(values) > MAX_SWEEP_POINTS:
+        raise UsageError(f"sweep values: {len(values)} given, at most {MAX_SWEEP_POINTS}")
+    return values
+
+
+def parse_numbers(text: str, what: str) -> tuple[float, ...]:
+    """A comma list of finite numbers (``what`` names it in the one-line error)."""
+    try:
+        values = tuple(float(v) for v in text.split(",") if v.strip())
+    except ValueError:
+        raise UsageError(f"{what}: expected numbers, got {text!r}") from None
+    if not values or not all(math.isfinite(v) for v in values):
+        raise UsageError(f"{what}: expected finite numbers, got {text!r}")
+    return values
+
+
+def parse_ks(text: str) -> tuple[int, ...]:
+    """The k of pass@k written as a comma list: whole numbers >= 1 (pass@1.5 means nothing),
+    duplicates dropped."""
+    values = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        try:
+            k = int(part)
+        except ValueError:
+            raise UsageError(
+                f"--k {text!r}: {part!r} is not a whole number, e.g. --k 1,10"
+            ) from None
+        if k < 1:
+            raise UsageError(f"--k {text!r}: pass@k needs k >= 1, got {k}")
+        values.append(k)
+    if not values:
+        raise UsageError(f"--k: no values in {text!r}")
+    return tuple(dict.fromkeys(values))
+
+
+def parse_taus(text: str) -> tuple[float, ...]:
+    """p_τ thresholds written as a comma list: percentiles in [0, 100]."""
+    values = parse_numbers(text, "--tau")
+    bad = [t for t in values if not 0 <= t <= 100]
+    if bad:
+        raise UsageError(f"--tau {text!r}: τ is a percentile in [0, 100], got {bad[0]:g}")
+    return values
