@@ -160,9 +160,10 @@ def test_the_host_never_compiles_the_program_even_under_W_error(tmp_path):
     syntax error. Now it is compiled only inside the sandbox."""
     script = (
         "import sys\n"
-        "from execrl.rewards.solver import score_solver_response\n"
+        "from execrl.rewards.solver import score_solver_response, solver_executor\n"
         "response = '<think>t</think><model>m</model><python>\\n' + sys.argv[1] + '</python>'\n"
-        "scored = score_solver_response(response, 20.0)\n"
+        "with solver_executor(workers=1) as executor:\n"
+        "    scored = score_solver_response(response, 20.0, executor=executor)\n"
         "print(scored.verdict.value, scored.reward)\n"
     )
     done = subprocess.run(

@@ -41,7 +41,7 @@ class Recorder:
 
 @pytest.mark.slow
 @needs_trl
-def test_grpo_trainer_logs_the_rewards_execrl_returned(tmp_path, monkeypatch):
+def test_grpo_trainer_logs_the_rewards_execrl_returned(tmp_path, monkeypatch, executor):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     import torch
     from trl import GRPOConfig, GRPOTrainer
@@ -93,5 +93,7 @@ def test_grpo_trainer_logs_the_rewards_execrl_returned(tmp_path, monkeypatch):
     for call in recorder.calls:
         for problem_id, completion, reward in call:
             program = extract_code(completion_text(completion))
-            (direct,) = score(by_id[problem_id], program, env="mc", reward="correctness")
+            (direct,) = score(
+                by_id[problem_id], program, executor=executor, env="mc", reward="correctness"
+            )
             assert direct.reward == reward

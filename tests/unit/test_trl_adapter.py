@@ -69,7 +69,7 @@ def test_chat_completions_use_the_last_assistant_message(problems, reward_fn):
     assert rewards == [1.0, -1.0]
 
 
-def test_rewards_are_floats_in_range_and_match_direct_scoring(problems):
+def test_rewards_are_floats_in_range_and_match_direct_scoring(problems, executor):
     distinct, _ = problems
     fn = ExecrlRewardFunction(problems=problems, workers=1)  # default env and reward
     programs = [correct(distinct), WRONG]
@@ -77,7 +77,9 @@ def test_rewards_are_floats_in_range_and_match_direct_scoring(problems):
     fn.close()
     assert all(isinstance(r, float) and -1.0 <= r <= 1.0 for r in rewards)
     assert rewards[0] > rewards[1]
-    direct = [s.reward for s in score(distinct, programs, env="mc", reward="collapsed")]
+    direct = [
+        s.reward for s in score(distinct, programs, executor=executor, env="mc", reward="collapsed")
+    ]
     assert rewards == direct
 
 

@@ -244,9 +244,14 @@ class SolverRewardFunction(ExecrlRewardFunction):
         return rewards
 
     def _open_executor(self) -> Executor:
-        from execrl.rewards.solver import solver_executor
+        """Sandboxes that can import the solvers, on the backend the spec names (a server
+        keeps the sandbox settings it was started with, and must have the solvers)."""
+        from execrl.rewards.solver import solver_sandbox_config
+        from execrl.service.open import open_executor, parse_executor_spec
 
-        return solver_executor(workers=self.workers, spec=self.executor_spec)
+        remote = parse_executor_spec(self.executor_spec).kind == "remote"
+        config = None if remote else solver_sandbox_config()
+        return open_executor(self.executor_spec, workers=self.workers, config=config)
 
 
 class AsyncExecrlRewardFunction(ExecrlRewardFunction):

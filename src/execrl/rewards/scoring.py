@@ -1,10 +1,12 @@
 """The function a trainer calls: programs in, rewards and Outcomes out.
 
-``score(problem, programs, env=..., reward=...)`` plans the execution for the environment,
-runs every program on the pool, and returns one :class:`Scored` per program. ``score_batch``
-does the same for a whole rollout batch — every (problem, group of programs) pair — with all
-executions spread over the pool at once. ``rescore`` recomputes rewards from stored records
-without running anything (replay).
+``score(problem, programs, executor=..., env=..., reward=...)`` plans the execution for the
+environment, runs every program on the executor, and returns one :class:`Scored` per program.
+``score_batch`` does the same for a whole rollout batch — every (problem, group of programs)
+pair — with all executions spread over the executor's pool at once. Both take the executor
+as an argument and never open one (the backend is chosen at the edge: a CLI flag or a
+config field), so the same call runs on a local pool, ``execrl serve`` servers or Ray.
+``rescore`` recomputes rewards from stored records without running anything (replay).
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ from typing import Any
 from execrl.envs.environment import Environment, EnvironmentConfig, Plan
 from execrl.envs.outcome import Outcome
 from execrl.envs.presets import environment
+from execrl.errors import UsageError
 from execrl.problems.models import Problem
 from execrl.rewards.compositions import RewardFn
 from execrl.rewards.compositions import reward as build_reward
-from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import ExecutionOptions
 from execrl.sandbox.protocol import Executor
 from execrl.sandbox.records import ExecutionRecord
@@ -63,16 +65,17 @@ def score(
     problem: Problem,
     programs: str | Sequence[str],
     *,
+    executor: Executor,
     env: EnvSpec = "mc",
     reward: RewardSpec = "collapsed",
-    executor: Executor | None = None,
     pool: ReferencePool | None = None,
     names: Sequence[str] = (),
     group_index: int = 0,
     options: ExecutionOptions | None = None,
     progress: bool = False,
 ) -> list[Scored]:
-    """Score one program (or a group of G programs for one prompt) on ``problem``."""
+    """Score one program (or a group of G programs for one prompt) on ``problem``, running
+    them on ``executor``."""
     single = isinstance(programs, str)
     group = Group(problem, [programs] if single else list(programs), names, pool)
     (scored,) = score_batch(
@@ -90,9 +93,9 @@ def score(
 def score_batch(
     groups: Sequence[Group | tuple[Problem, Sequence[str]]],
     *,
+    executor: Executor,
     env: EnvSpec = "mc",
     reward: RewardSpec = "collapsed",
-    executor: Executor | None = None,
     options: ExecutionOptions | None = None,
     progress: bool = True,
     first_group_index: int = 0,
@@ -100,6 +103,7 @@ def score_batch(
     """Score a rollout batch: every group's programs run concurrently on the executor's pool.
     Group i gets ``group_index = first_group_index + i`` (the multitask composition alternates
     on it)."""
+    require_executor(executor, "score_batch")
     environment_ = environment(env)
     reward_fn = build_reward(reward)
     groups = [g if isinstance(g, Group) else Group(*g) for g in groups]
@@ -115,7 +119,7 @@ def score_batch(
         for g, plan in zip(groups, plans, strict=True)
         for i, program in enumerate(g.programs)
     ]
-    records = _execute(requests, executor, progress)
+    records = list(executor.run_batch(requests, progress=progress, description="scoring"))
     out, k = [], 0
     for index, (g, plan) in enumerate(zip(groups, plans, strict=True)):
         scored = []
@@ -152,10 +156,12 @@ def rescore(
     return rows
 
 
-def _execute(requests: list[ExecutionRequest], executor: Executor | None, progress: bool):
-    if executor is not None:
-        return list(executor.run_batch(requests, progress=progress, description="scoring"))
-    from execrl.sandbox.executor import LocalExecutor
-
-    with LocalExecutor() as own:
-        return list(own.run_batch(requests, progress=progress, description="scoring"))
+def require_executor(executor: Executor | None, caller: str) -> None:
+    """A UsageError unless ``executor`` is one: code that runs programs never opens its own
+    pool, so a missing executor is the caller's to fix (and not silently a fresh pool)."""
+    if executor is None:
+        raise UsageError(
+            f"{caller} needs an executor to run the programs: pass executor= (e.g. "
+            "`with execrl.sandbox.LocalExecutor() as executor:`, or "
+            "execrl.service.open_executor('local' | 'http://host:port' | 'ray'))"
+        )

@@ -1365,8 +1365,8 @@ class Trainer:
     def _multiturn_groups(self) -> list[RolloutGroup]:
         """Multi-turn: each group is G episodes; each turn becomes one training sample whose
         advantage is the dense ``A(i, t)`` of its episode and turn."""
-        from execrl.rl.episodes import run_episodes
         from execrl.rewards.dense import PassTensor, dense_rewards
+        from execrl.rl.episodes import run_episodes
 
         cfg = self.config
         policy = _LearnerPolicy(self, cfg.policy)
@@ -1569,12 +1569,14 @@ def _load_problems(config: TrainConfig) -> list[Any]:
 def _open_executor(config: TrainConfig) -> Executor:
     """The executor ``config.executor`` names, with ``config.workers``; for solver rewards,
     sandboxes that can import the solvers (a server must have them installed itself)."""
-    if config.reward.kind == "solver":
-        from execrl.rewards.solver import solver_executor
-
-        return solver_executor(workers=config.workers, spec=config.executor)
     from execrl.service.open import open_executor
 
+    if config.reward.kind == "solver" and _executor_kind(config.executor) != "remote":
+        from execrl.rewards.solver import solver_sandbox_config
+
+        return open_executor(
+            config.executor, workers=config.workers, config=solver_sandbox_config()
+        )
     return open_executor(config.executor, workers=config.workers)
 
 

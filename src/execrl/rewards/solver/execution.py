@@ -36,8 +36,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
 
-from execrl.errors import ExecutionError, UsageError
+from execrl.errors import ExecutionError
 from execrl.problems.optim import Answer
+from execrl.rewards.scoring import require_executor
 from execrl.rewards.solver.answers import (
     DEFAULT_CONVENTION,
     AnswerConvention,
@@ -51,7 +52,8 @@ from execrl.rewards.solver.lpfile import (
     ModelFeatures,
     lp_features,
 )
-from execrl.sandbox.batch import default_jobs, parallel_map
+from execrl.sandbox.batch import parallel_map
+from execrl.sandbox.executor import LocalExecutor
 from execrl.sandbox.isolation import SandboxConfig
 from execrl.sandbox.limits import Limits
 from execrl.sandbox.protocol import Executor
@@ -260,26 +262,17 @@ def solver_executor(
     workers: int | None = None,
     config: SandboxConfig | None = None,
     site_paths: Sequence[str] = (),
-    spec: str | None = None,
 ) -> Executor:
-    """An executor whose sandboxes can import the solvers (close it, or use ``with``):
-    a ``LocalExecutor`` by default, or the backend ``spec`` names
-    (``execrl.service.open``; on Ray every node's sandboxes get the same site paths, so the
-    nodes need the solvers where this machine has them). ``site_paths``: more site-packages
-    directories to import from (a solver installed elsewhere; CLI ``--site-path``). With a
-    server URL the server's own sandbox settings apply, and it must have the solvers."""
-    from execrl.service.open import open_executor, parse_executor_spec
-
-    parsed = parse_executor_spec(spec)
-    if parsed.kind == "remote":
-        if site_paths:
-            raise UsageError(
-                f"site paths {list(site_paths)} apply to sandboxes this process starts; the "
-                f"servers of {spec} use the settings they were started with"
-            )
-        return open_executor(parsed, workers=workers, config=config)
-    config = solver_sandbox_config(config, site_paths=site_paths)
-    return open_executor(parsed, workers=workers, config=config)
+    """A local pool whose sandboxes can import the solvers (close it, or use ``with``).
+    ``site_paths``: more site-packages directories to import from (a solver installed
+    elsewhere; CLI ``--site-path``). Another backend is chosen at the edge:
+    ``execrl.service.open_executor(spec, config=solver_sandbox_config(...))`` for the local
+    pool or Ray (every node's sandboxes get the same site paths, so the nodes need the solvers
+    where this machine has them); a server (``http://...``) uses the sandbox settings it was
+    started with, and must have the solvers."""
+    return LocalExecutor(
+        workers=workers, config=solver_sandbox_config(config, site_paths=site_paths)
+    )
 
 
 def missing_open_solvers() -> list[str]:
@@ -391,11 +384,12 @@ def wrap_program(code: str) -> str:
 def run_solver_code(
     code: str | None,
     *,
-    executor: Executor | None = None,
+    executor: Executor,
     limits: Limits | None = None,
     answers: AnswerSpec = DEFAULT_CONVENTION,
 ) -> SolverRun:
-    """Run one program (None: nothing to run) in the solver sandbox."""
+    """Run one program (None: nothing to run) on ``executor`` (a solver sandbox:
+    :func:`solver_executor`)."""
     (run,) = run_solver_codes(
         [code], executor=executor, limits=limits, progress=False, answers=answers
     )
@@ -405,17 +399,17 @@ def run_solver_code(
 def run_solver_codes(
     codes: Sequence[str | None],
     *,
-    executor: Executor | None = None,
+    executor: Executor,
     limits: Limits | None = None,
     progress: bool = True,
     description: str = "solving",
     answers: AnswerSpec = DEFAULT_CONVENTION,
 ) -> list[SolverRun]:
-    """Run programs on the executor's pool, in order, with a progress bar. Without an
-    executor, a solver executor is opened for the call (one worker per core, at most one per
-    program) and closed after it. ``answers`` names the answer convention (or gives one): how
-    the program's stdout is read (:data:`ANSWER_CONVENTIONS`). The code is never compiled
-    here: its syntax is checked inside the sandbox."""
+    """Run programs on the executor's pool, in order, with a progress bar. The executor is
+    the caller's (a solver sandbox: :func:`solver_executor`); none is opened here.
+    ``answers`` names the answer convention (or gives one): how the program's stdout is read
+    (:data:`ANSWER_CONVENTIONS`). The code is never compiled here: its syntax is checked
+    inside the sandbox."""
     return list(
         iter_solver_runs(
             codes,
@@ -431,7 +425,7 @@ def run_solver_codes(
 def iter_solver_runs(
     codes: Sequence[str | None],
     *,
-    executor: Executor | None = None,
+    executor: Executor,
     limits: Limits | None = None,
     progress: bool = True,
     description: str = "solving",
@@ -439,32 +433,26 @@ def iter_solver_runs(
 ) -> Iterator[SolverRun]:
     """:func:`run_solver_codes` as a stream: one run per code, in order, each yielded as soon
     as it and the ones before it have finished (so a caller can save results as they come)."""
+    require_executor(executor, "running solver code")
     limits = limits or DEFAULT_SOLVER_LIMITS
     convention = answer_convention(answers)
     runnable = [i for i, code in enumerate(codes) if code is not None]
     if not runnable:
         yield from (_no_code() for _ in codes)
         return
-    own = None
-    if executor is None:
-        own = executor = solver_executor(workers=min(len(runnable), default_jobs()))
-    try:
 
-        def one(i: int) -> SolverRun:
-            return _run_one(executor, codes[i] or "", limits, convention)
+    def one(i: int) -> SolverRun:
+        return _run_one(executor, codes[i] or "", limits, convention)
 
-        results = parallel_map(
-            one, runnable, jobs=executor.workers, description=description, show_progress=progress
-        )
-        done = 0
-        for i, run in zip(runnable, results, strict=True):
-            yield from (_no_code() for _ in range(done, i))  # the ones before it, nothing to run
-            yield run
-            done = i + 1
-        yield from (_no_code() for _ in range(done, len(codes)))
-    finally:
-        if own is not None:
-            own.close()
+    results = parallel_map(
+        one, runnable, jobs=executor.workers, description=description, show_progress=progress
+    )
+    done = 0
+    for i, run in zip(runnable, results, strict=True):
+        yield from (_no_code() for _ in range(done, i))  # the ones before it, nothing to run
+        yield run
+        done = i + 1
+    yield from (_no_code() for _ in range(done, len(codes)))
 
 
 def _no_code() -> SolverRun:
