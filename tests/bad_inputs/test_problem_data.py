@@ -350,7 +350,7 @@ def test_build_does_not_copy_over_an_existing_folder(bad_input, tmp_path):
 def test_build_refuses_a_folder_inside_an_installed_package(bad_input, tmp_path, monkeypatch):
     fake_site = tmp_path / "site-packages" / "execrl" / "data" / "problems"
     folder = make_folder(fake_site)
-    monkeypatch.setattr("execrl.cli.problems.bundled_dir", lambda: fake_site)
+    monkeypatch.setattr("execrl.datagen.build_plan.bundled_dir", lambda: fake_site)
     line = bad_input(["problems", "build", folder])
     assert "installed execrl package" in line and "--out DIR" in line
 

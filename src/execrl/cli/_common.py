@@ -81,20 +81,22 @@ def safe_markup(text: object) -> str:
 
 def print_table(
     header: list[str],
-    rows: list[list[str]],
+    rows: list[list[str | Text]],
     *,
     title: str | None = None,
-    left: int = 2,
+    align: str | None = None,
     plain: bool = False,
 ) -> None:
-    """Print a table of text cells (a library's ``(header, rows)``): the first ``left``
-    columns left-aligned, the rest right-aligned; ``plain``: no box lines. Every cell is
-    shown as text, never read as markup."""
+    """Print a table of text cells (a library's ``(header, rows)``). ``align``: ``l`` or
+    ``r`` per column, the last letter repeated for the columns after it (default ``llr``: the
+    first two columns left, the rest right); ``plain``: no box lines. A ``str`` cell is shown
+    as text, never read as markup."""
+    align = (align or "llr").ljust(len(header), (align or "llr")[-1])
     table = Table(title=title, title_justify="left", **({"box": None} if plain else {}))
-    for i, col in enumerate(header):
-        table.add_column(escape(col), justify="left" if i < left else "right")
+    for col, side in zip(header, align, strict=False):
+        table.add_column(escape(col), justify="left" if side == "l" else "right")
     for row in rows:
-        table.add_row(*(safe_text(c) for c in row))
+        table.add_row(*(c if isinstance(c, Text) else safe_text(c) for c in row))
     console.print(table)
 
 

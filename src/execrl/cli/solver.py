@@ -131,7 +131,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     finally:
         if out is not None:
             out.close()
-    print_table(*tables.score_table(scored), left=7, plain=True)
+    print_table(*tables.score_table(scored), align="l", plain=True)
     mean, n = files.mean_reward(scored)
     said = f"mean reward {mean:.3f} over {n} with a reward" if mean is not None else None
     console.print(
@@ -160,7 +160,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             answers=args.answers,
         )  # fmt: skip
     title = f"solver evaluation (tolerance {result.report.tolerance})"
-    print_table(*tables.evaluation_table(result.report), title=title, left=1, plain=True)
+    print_table(*tables.evaluation_table(result.report), title=title, align="lr", plain=True)
     warn_unavailable(result.report.overall.unavailable_solvers, "left out of the rates")
     if args.out:
         save_json(result.report, args.out)
