@@ -1,0 +1,313 @@
+"""Imports follow the arrows of docs/architecture.md.
+
+The allowed arrows are read from the package table of docs/architecture.md (so the doc and
+this test cannot disagree) and closed transitively (a package may import what its
+dependencies may). Every module under src/execrl is parsed, and every import in it (those
+inside functions too, relative ones resolved) is mapped to its package; an import the table
+does not allow fails with the file, the line and the arrow.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCE = ROOT / "src" / "execrl"
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+FRONT_DOOR = "execrl"
+"""The package name of ``execrl/__init__.py`` in the table."""
+
+
+@dataclass(frozen=True)
+class Import:
+    """One import statement's target module, where it was written."""
+
+    file: str
+    """The importing file, relative to the repository root."""
+    line: int
+    module: str
+    """The importing module's dotted name (``execrl.cli.eval``)."""
+    target: str
+    """The imported module's dotted name, as precise as the source says."""
+
+
+@dataclass(frozen=True)
+class Arrows:
+    """The allowed arrows: each package's transitive dependencies, and the utilities."""
+
+    depends: dict[str, frozenset[str]]
+    utilities: frozenset[str]
+
+
+# -- reading the table ------------------------------------------------------------------------
+
+
+def read_arrows(text: str) -> Arrows:
+    """The package table (rows ``| `execrl.x` | owns | depends on |``) and the utility line
+    of docs/architecture.md, closed transitively. "all" in a row means every package."""
+    direct: dict[str, set[str]] = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or not re.fullmatch(r"`execrl(\.\w+)?`", cells[0]):
+            continue
+        name = package_name(cells[0].strip("`"))
+        deps = cells[2]
+        direct[name] = {"*"} if deps == "all" else set(map(package_name, _names(deps)))
+    utilities = next(
+        (line for line in text.split("\n\n") if line.startswith("Utility modules")), ""
+    )
+    every = frozenset(direct)
+    closed = {name: frozenset(_closure(name, direct, every)) for name in direct}
+    return Arrows(closed, frozenset(map(package_name, _names(utilities))))
+
+
+def package_name(dotted: str) -> str:
+    """``execrl.envs.operators`` -> ``envs``; ``execrl`` -> the front door."""
+    parts = dotted.split(".")
+    return parts[1] if len(parts) > 1 else FRONT_DOOR
+
+
+def _names(cell: str) -> list[str]:
+    return re.findall(r"`(execrl(?:\.\w+)?)`", cell)
+
+
+def _closure(name: str, direct: dict[str, set[str]], every: frozenset[str]) -> set[str]:
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        for dep in direct.get(todo.pop(), set()):
+            if dep == "*":
+                return set(every)
+            if dep not in seen:
+                seen.add(dep)
+                todo.append(dep)
+    return seen
+
+
+# -- reading the imports ----------------------------------------------------------------------
+
+
+def module_name(path: Path, source: Path = SOURCE) -> str:
+    """``src/execrl/cli/eval.py`` -> ``execrl.cli.eval`` (a package's ``__init__`` is the
+    package)."""
+    parts = ["execrl", *path.relative_to(source).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(code: str, file: str, module: str, is_package: bool = False) -> list[Import]:
+    """Every import in ``code`` (at any depth: inside functions and ``if TYPE_CHECKING``
+    too) of an execrl module. ``from a import b`` targets ``a.b`` when ``b`` is a module of
+    the source tree, else ``a``; relative imports are resolved against ``module``."""
+    found = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(node, module, is_package)
+            targets = [_from_target(base, alias.name) for alias in node.names]
+        else:
+            continue
+        found += [
+            Import(file, node.lineno, module, t)
+            for t in dict.fromkeys(targets)  # two names from one module: one import
+            if t == "execrl" or t.startswith("execrl.")
+        ]
+    return found
+
+
+def _absolute(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+    if not node.level:
+        return node.module or ""
+    parts = module.split(".")
+    keep = len(parts) - node.level + (1 if is_package else 0)
+    return ".".join(parts[:keep] + ([node.module] if node.module else []))
+
+
+def _from_target(base: str, name: str) -> str:
+    candidate = SOURCE.parent.joinpath(*f"{base}.{name}".split("."))
+    is_module = candidate.with_suffix(".py").is_file() or (candidate / "__init__.py").is_file()
+    return f"{base}.{name}" if is_module else base
+
+
+def all_imports() -> list[Import]:
+    """The execrl imports of every module under src/execrl."""
+    out = []
+    for path in sorted(SOURCE.rglob("*.py")):
+        file = str(path.relative_to(ROOT))
+        out += imports_of(path.read_text(), file, module_name(path), path.name == "__init__.py")
+    return out
+
+
+# -- judging ----------------------------------------------------------------------------------
+
+
+def package_violation(imp: Import, arrows: Arrows) -> str | None:
+    """Why the import breaks the package arrows, or None when the table allows it."""
+    source, target = package_name(imp.module), package_name(imp.target)
+    if source == target:
+        return None
+    if source in arrows.utilities:
+        if target in arrows.utilities:
+            return None
+        return f"{imp.file}:{imp.line}: {source} -> {target} (a utility imports only utilities)"
+    if target in arrows.utilities:
+        return None
+    if source not in arrows.depends:
+        return f"{imp.file}:{imp.line}: {source} -> {target} ({source} is not in the table)"
+    allowed = arrows.depends[source]
+    if target in allowed:
+        return None
+    if target == FRONT_DOOR and arrows.depends.get(FRONT_DOOR, frozenset()) <= allowed:
+        return None  # the front door brings only what the importer may import anyway
+    shown = ", ".join(sorted(allowed)) or "nothing"
+    return (
+        f"{imp.file}:{imp.line}: {source} -> {target} imports {imp.target}, against "
+        f"docs/architecture.md ({source} may import: {shown})"
+    )
+
+
+def cli_violation(imp: Import) -> str | None:
+    """Why an import between cli modules is not allowed: only a command table imports
+    command modules (``cli/main.py``, and a group's module its own subcommand modules,
+    ``cli/timing.py`` -> ``cli/timing_noise.py``); the private helpers ``execrl.cli._*`` are
+    for all."""
+    if not (imp.module.startswith("execrl.cli") and imp.target.startswith("execrl.cli.")):
+        return None
+    command = imp.target.split(".")[2]
+    if imp.module == "execrl.cli.main" or command.startswith("_"):
+        return None
+    if imp.module.startswith("execrl.cli.") and command.startswith(imp.module.split(".")[2] + "_"):
+        return None  # a command group's table and its subcommands
+    return (
+        f"{imp.file}:{imp.line}: {imp.module} -> {imp.target}: a cli module imports another "
+        "command module (only a command table may; share code through a library function "
+        "or execrl.cli._*)"
+    )
+
+
+@pytest.fixture(scope="module")
+def arrows() -> Arrows:
+    return read_arrows(ARCHITECTURE.read_text())
+
+
+@pytest.fixture(scope="module")
+def imports() -> list[Import]:
+    return all_imports()
+
+
+# -- the tests --------------------------------------------------------------------------------
+
+
+def test_the_table_is_read_and_closed(arrows):
+    assert arrows.utilities == {"errors", "results", "stats", "extract", "report"}
+    assert arrows.depends["problems"] == frozenset()
+    assert arrows.depends["timing"] == {"sandbox", "problems"}
+    assert arrows.depends["envs"] == {"timing", "sandbox", "problems"}
+    assert arrows.depends["rl"] == {"rewards", "envs", "timing", "sandbox", "problems", "service"}
+    assert arrows.depends["cli"] >= set(arrows.depends) - {"cli"}
+    assert "envs" not in arrows.depends["timing"]  # the arrow that used to run backwards
+
+
+def test_every_module_is_read(imports):
+    files = {imp.file for imp in imports}
+    assert "src/execrl/envs/operators.py" in files
+    assert "src/execrl/cli/main.py" in files
+    assert len(files) > 100
+
+
+def test_every_import_follows_the_package_arrows(arrows, imports):
+    broken = [v for imp in imports if (v := package_violation(imp, arrows))]
+    assert not broken, "imports against docs/architecture.md:\n" + "\n".join(broken)
+
+
+CLI_IMPORTS_IN_FLIGHT = {
+    ("execrl.cli.report", "execrl.cli.main"),
+    ("execrl.cli.simulate", "execrl.cli.timing_campaign"),
+    ("execrl.cli.timing_noise", "execrl.cli.timing_campaign"),
+}
+"""Command-to-command imports being removed while the CLI is made thin (issue 21, item 4)."""
+
+
+def cli_imports_in_flight() -> set[tuple[str, str]]:
+    return {(i.module, i.target) for i in all_imports() if cli_violation(i)}
+
+
+def test_no_cli_module_imports_another_command_beyond_those_in_flight():
+    broken = [
+        v
+        for imp in all_imports()
+        if (v := cli_violation(imp)) and (imp.module, imp.target) not in CLI_IMPORTS_IN_FLIGHT
+    ]
+    assert not broken, "cli modules importing commands:\n" + "\n".join(broken)
+
+
+@pytest.mark.xfail(
+    bool(cli_imports_in_flight()),
+    reason="cli imports of other commands being removed (issue 21, item 4: the CLI thin): "
+    "cli/report.py -> cli.main, cli/simulate.py and cli/timing_noise.py -> "
+    "cli.timing_campaign; this turns green when they land",
+    strict=True,
+)
+def test_no_cli_module_imports_another_command():
+    broken = [v for imp in all_imports() if (v := cli_violation(imp))]
+    assert not broken, "cli modules importing commands:\n" + "\n".join(broken)
+
+
+# -- the check can fail -----------------------------------------------------------------------
+
+
+def test_a_backwards_import_is_caught_with_file_line_and_arrow(arrows):
+    code = "import numpy\n\n\ndef pool():\n    from execrl.envs.operators import qp\n"
+    imports = imports_of(code, "src/execrl/timing/store.py", "execrl.timing.store")
+    (message,) = [v for imp in imports if (v := package_violation(imp, arrows))]
+    assert message == (
+        "src/execrl/timing/store.py:5: timing -> envs imports execrl.envs.operators, against "
+        "docs/architecture.md (timing may import: problems, sandbox)"
+    )
+
+
+def test_allowed_imports_pass_and_relative_ones_are_resolved(arrows):
+    code = (
+        "from execrl.errors import DataError\n"  # a utility
+        "from execrl.sandbox.records import Status\n"  # two steps down: transitive
+        "from . import pool\n"  # execrl.timing.pool, same package
+        "from ..envs import operators\n"  # execrl.envs.operators: backwards
+    )
+    imports = imports_of(code, "src/execrl/timing/store.py", "execrl.timing.store")
+    assert [i.target for i in imports] == [
+        "execrl.errors",
+        "execrl.sandbox.records",
+        "execrl.timing.pool",
+        "execrl.envs.operators",
+    ]
+    verdicts = [package_violation(imp, arrows) for imp in imports]
+    assert verdicts[:3] == [None, None, None]
+    assert verdicts[3] is not None and "timing -> envs" in verdicts[3]
+
+
+def test_a_utility_importing_a_package_is_caught(arrows):
+    (imp,) = imports_of("from execrl.sandbox import run\n", "src/execrl/stats.py", "execrl.stats")
+    assert package_violation(imp, arrows) == (
+        "src/execrl/stats.py:1: stats -> sandbox (a utility imports only utilities)"
+    )
+
+
+def test_a_cli_command_importing_another_is_caught():
+    code = "from execrl.cli import main\nfrom execrl.cli._common import console\n"
+    imports = imports_of(code, "src/execrl/cli/report.py", "execrl.cli.report")
+    assert [cli_violation(imp) for imp in imports] == [
+        "src/execrl/cli/report.py:1: execrl.cli.report -> execrl.cli.main: a cli module "
+        "imports another command module (only a command table may; share code through a "
+        "library function or execrl.cli._*)",
+        None,
+    ]
+    table = imports_of("from execrl.cli import eval\n", "src/execrl/cli/main.py", "execrl.cli.main")
+    group = imports_of(
+        "from execrl.cli import timing_noise\n", "src/execrl/cli/timing.py", "execrl.cli.timing"
+    )
+    assert [cli_violation(imp) for imp in table + group] == [None, None]
