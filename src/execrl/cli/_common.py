@@ -30,6 +30,7 @@ from execrl.service.open import (
     open_executor,
     parse_executor_spec,
 )
+from execrl.timing.store import DurationStore
 
 EXIT_OK = 0
 """Everything worked and every check passed."""
@@ -86,15 +87,18 @@ def print_table(
     title: str | None = None,
     align: str | None = None,
     plain: bool = False,
+    no_wrap: bool = False,
 ) -> None:
     """Print a table of text cells (a library's ``(header, rows)``). ``align``: ``l`` or
     ``r`` per column, the last letter repeated for the columns after it (default ``llr``: the
-    first two columns left, the rest right); ``plain``: no box lines. A ``str`` cell is shown
-    as text, never read as markup."""
+    first two columns left, the rest right, never wrapped); ``plain``: no box lines;
+    ``no_wrap``: no column wrapped. A ``str`` cell is shown as text, never read as markup."""
     align = (align or "llr").ljust(len(header), (align or "llr")[-1])
     table = Table(title=title, title_justify="left", **({"box": None} if plain else {}))
     for col, side in zip(header, align, strict=False):
-        table.add_column(escape(col), justify="left" if side == "l" else "right")
+        right = side == "r"  # (numbers: never wrapped)
+        justify = "right" if right else "left"
+        table.add_column(escape(col), justify=justify, no_wrap=right or no_wrap)
     for row in rows:
         table.add_row(*(c if isinstance(c, Text) else safe_text(c) for c in row))
     console.print(table)
@@ -389,3 +393,15 @@ def check_resume(args: argparse.Namespace, finished: int | None, where: str | Pa
         )
     if args.resume and finished is None:
         raise UsageError(f"{where}: no interrupted campaign to resume")
+
+
+STORE_HELP = "the duration store folder (default: $EXECRL_TIMING_DIR or runs/timing)"
+
+
+def open_store(root: Path | None) -> DurationStore:
+    """The duration store at --store ``root`` (None: the default folder); a path that exists
+    and is not a folder is a one-line UsageError."""
+    store = DurationStore(root)
+    if store.root.exists() and not store.root.is_dir():
+        raise UsageError(f"--store {store.root}: not a folder; give a folder for the store")
+    return store

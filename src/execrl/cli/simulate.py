@@ -15,26 +15,35 @@ import argparse
 from datetime import UTC, datetime
 from pathlib import Path
 
-from rich.table import Table
-
 from execrl.cli._common import (
     EXIT_OK,
+    STORE_HELP,
     add_count_rate_argument,
     add_source_arguments,
     add_timing_argument,
     console,
+    open_store,
+    print_table,
 )
 from execrl.errors import ExecrlError
 from execrl.problems.io import load_problems, select_problems
+from execrl.problems.models import Problem
 from execrl.simulate.diagnostics import DEFAULT_WINDOW
 from execrl.simulate.grid import FAMILIES, REWARD_SHAPES, environment_grid
-from execrl.simulate.runs import StoredRuns, load_runs
-from execrl.simulate.schedule import Schedule, aligned_quality
+from execrl.simulate.report import write_simulation_report, write_sweep_report
+from execrl.simulate.runs import StoredRuns
+from execrl.simulate.schedule import Schedule
 from execrl.simulate.simulation import simulate
+from execrl.simulate.sources import (
+    describe_schedule,
+    load_stored_runs,
+    load_synthetic_runs,
+    quality_from_campaign,
+    simulation_table,
+    sweep_table,
+)
 from execrl.simulate.sweep import sweep
-from execrl.simulate.synthetic import synthetic_runs
-
-STORE_HELP = "the duration store folder (default: $EXECRL_TIMING_DIR or runs/timing)"
+from execrl.timing.calibration import CalibrationMap, load_calibration
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -144,36 +153,24 @@ def load_source(args: argparse.Namespace) -> tuple[StoredRuns, str]:
     if args.synthetic is not None:
         if args.ids:
             raise ExecrlError("--id selects problems of SOURCE; a synthetic corpus has its own")
-        runs = synthetic_runs(args.synthetic, args.tests, args.references, seed=args.seed)
-        return runs, (
-            f"a synthetic corpus of {args.synthetic:,} problems × {args.tests} tests × "
-            f"{args.references} references"
+        return load_synthetic_runs(
+            args.synthetic, tests=args.tests, references=args.references, seed=args.seed
         )
-    problems = select_problems(load_problems(args.source, format=args.format), args.ids)
+    campaign = None
     if args.campaign is not None:
-        from execrl.cli.timing_campaign import open_store
-
-        store = open_store(args.store)
-        campaign = store.load(None if args.campaign == "latest" else args.campaign)
-        runs = load_runs(
-            problems, campaign=campaign, timing=args.timing, count_rate=args.count_rate
-        )
-        where = f"campaign {campaign.id}"
-    else:
-        runs = load_runs(
-            problems, records=args.records, timing=args.timing, count_rate=args.count_rate
-        )
-        where = f"records {args.records}"
-    return runs, f"{where}: {len(runs)} problems, {runs.pairs} correct references"
+        campaign = open_store(args.store).load(None if args.campaign == "latest" else args.campaign)
+    return load_stored_runs(
+        _problems(args), campaign=campaign, records=args.records, timing=args.timing,
+        count_rate=args.count_rate,
+    )  # fmt: skip
 
 
-def _calibration(args: argparse.Namespace):
-    if not args.calibration:
-        return None
-    from execrl.cli.timing_campaign import open_store
-    from execrl.timing.calibration import load_calibration
+def _problems(args: argparse.Namespace) -> list[Problem]:
+    return select_problems(load_problems(args.source, format=args.format), args.ids)
 
-    return load_calibration(open_store(args.store), args.calibration)
+
+def _calibration(args: argparse.Namespace) -> CalibrationMap | None:
+    return load_calibration(open_store(args.store), args.calibration) if args.calibration else None
 
 
 def _schedule(args: argparse.Namespace, runs: StoredRuns) -> Schedule:
@@ -181,88 +178,33 @@ def _schedule(args: argparse.Namespace, runs: StoredRuns) -> Schedule:
     if args.quality_campaign:
         if args.synthetic is not None:
             raise ExecrlError("--quality-campaign needs the runs of a campaign or records")
-        from execrl.cli.timing_campaign import open_store
-
         campaign = open_store(args.store).load(args.quality_campaign)
-        problems = select_problems(load_problems(args.source, format=args.format), args.ids)
-        source = load_runs(
-            problems, campaign=campaign, timing=args.timing, count_rate=args.count_rate
+        quality = quality_from_campaign(
+            _problems(args), campaign, runs, timing=args.timing, count_rate=args.count_rate
         )
-        quality = aligned_quality(source, runs)
     return Schedule.build(
-        runs,
-        points=args.points,
-        half_width=args.half_width,
-        draws=args.draws,
-        seed=args.seed,
+        runs, points=args.points, half_width=args.half_width, draws=args.draws, seed=args.seed,
         quality=quality,
-    )
-
-
-def _describe(schedule: Schedule, args: argparse.Namespace) -> str:
-    mode = "band means" if schedule.draws is None else f"{schedule.draws} draws per problem"
-    source = f"; quality from campaign {args.quality_campaign}" if args.quality_campaign else ""
-    return (
-        f"{schedule.points} points from weak to strong, bands ±{schedule.half_width:.3f}, "
-        f"{mode}{source}."
-    )
+    )  # fmt: skip
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     runs, corpus = load_source(args)
     schedule = _schedule(args, runs)
     calibration = _calibration(args)
-    envs = args.env or ["qp(p=0.3)"]
-    rewards = args.reward or ["collapsed"]
     simulations = [
         simulate(
-            runs,
-            env,
-            rew,
-            schedule=schedule,
-            metric=args.metric,
-            window=args.window,
-            calibration=calibration,
-            path=args.path,
+            runs, env, rew, schedule=schedule, metric=args.metric, window=args.window,
+            calibration=calibration, path=args.path,
         )
-        for env in envs
-        for rew in rewards
-    ]
-    table = Table(
-        title=f"{corpus}; {_describe(schedule, args)} (~: smoothed)",
-        title_justify="left",
-    )
-    for col in (
-        "environment",
-        "reward",
-        "degenerate",
-        "dev ↓",
-        "corr ↑",
-        "corr~",
-        "steep ↑",
-        "AUC",
-        "AUC~",
-        "var",
-    ):
-        left = col in ("environment", "reward", "degenerate")
-        table.add_column(col, justify="left" if left else "right", no_wrap=not left)
-    for sim in simulations:
-        d = sim.diagnostics
-        values = d.ranked_values()
-        table.add_row(
-            sim.environment,
-            sim.reward,
-            d.degenerate or "no",
-            *(f"{v:.3f}" for v in values),
-            f"{d.variance:.4f}",
-        )
-    console.print(table)
+        for env in args.env or ["qp(p=0.3)"]
+        for rew in args.reward or ["collapsed"]
+    ]  # fmt: skip
+    described = describe_schedule(schedule, args.quality_campaign)
+    title = f"{corpus}; {described} (~: smoothed)"
+    print_table(*simulation_table(simulations), title=title, align="lllr")
     if args.out:
-        from execrl.simulate.report import write_simulation_report
-
-        path = write_simulation_report(
-            simulations, args.out, corpus=corpus, schedule=_describe(schedule, args)
-        )
+        path = write_simulation_report(simulations, args.out, corpus=corpus, schedule=described)
         console.print(f"report: {path}", highlight=False)
     return EXIT_OK
 
@@ -276,52 +218,21 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     runs, corpus = load_source(args)
     schedule = _schedule(args, runs)
     out = args.out or Path("runs") / f"simulate-{datetime.now(UTC):%Y%m%d-%H%M%S}"
+    quality = f" (quality from {args.quality_campaign})" if args.quality_campaign else ""
     result = sweep(
-        runs,
-        grid,
-        rewards or list(REWARD_SHAPES),
-        schedule=schedule,
-        metric=args.metric,
-        window=args.window,
-        calibration=_calibration(args),
-        corpus=corpus
-        + (f" (quality from {args.quality_campaign})" if args.quality_campaign else ""),
+        runs, grid, rewards or list(REWARD_SHAPES), schedule=schedule, metric=args.metric,
+        window=args.window, calibration=_calibration(args), corpus=corpus + quality,
+    )  # fmt: skip
+    title = (
+        f"best {args.top} distinct curves of {len(result.ranked):,} non-degenerate configurations"
     )
-    table = Table(
-        title=f"best {args.top} distinct curves of {len(result.ranked):,} non-degenerate "
-        "configurations",
-        title_justify="left",
-    )
-    for col in (
-        "rank",
-        "environment",
-        "reward",
-        "deviation",
-        "correlation",
-        "steepness",
-        "same curve",
-    ):
-        table.add_column(col, justify="left" if col in ("environment", "reward") else "right")
-    for row in result.distinct(args.top):
-        table.add_row(
-            str(row["rank"]),
-            row["environment"],
-            row["reward"],
-            f"{row['deviation']:.3f}",
-            f"{row['correlation']:.3f}",
-            f"{row['steepness']:.3f}",
-            str(row["same"]),
-        )
-    console.print(table)
+    print_table(*sweep_table(result, args.top), title=title, align="rllr")
     console.print(
         f"{len(result.rows):,} configurations on {corpus} in {result.seconds:.1f} s; "
         f"{len(result.degenerate):,} degenerate",
         highlight=False,
     )
-    from execrl.simulate.report import write_sweep_report
-
-    path = write_sweep_report(
-        result, out, top=args.top, highlight=[("qp(p=0.3)", "collapsed(binary)")]
-    )
+    highlight = [("qp(p=0.3)", "collapsed(binary)")]
+    path = write_sweep_report(result, out, top=args.top, highlight=highlight)
     console.print(f"report: {path}", highlight=False)
     return EXIT_OK

@@ -16,11 +16,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from rich.table import Table
+from rich.text import Text
 
 from execrl.cli._common import (
     EXIT_OK,
     MAX_JOBS,
+    STORE_HELP,
     TIMING_HELP,
     add_executor_argument,
     add_source_arguments,
@@ -30,17 +31,17 @@ from execrl.cli._common import (
     check_resume,
     console,
     executor_spec,
+    open_store,
     open_timed_executor,
+    print_table,
     require_counting,
 )
-from execrl.errors import DataError, OutputError, UsageError
+from execrl.errors import DataError
 from execrl.problems.io import load_problems, select_problems
 from execrl.sandbox.limits import is_counted
-from execrl.sandbox.records import Status
-from execrl.timing.calibration import calibrate, fit_count_rate, save_calibration, save_count_rate
+from execrl.timing import campaigns
+from execrl.timing.calibration import calibrate, save_calibration
 from execrl.timing.store import Campaign, DurationStore, describe_timing, run_campaign
-
-STORE_HELP = "the duration store folder (default: $EXECRL_TIMING_DIR or runs/timing)"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -98,13 +99,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_calibrate)
 
 
-def open_store(root: Path | None) -> DurationStore:
-    store = DurationStore(root)
-    if store.root.exists() and not store.root.is_dir():
-        raise UsageError(f"--store {store.root}: not a folder; give a folder for the store")
-    return store
-
-
 # --------------------------------------------------------------------------------------------
 # campaign
 
@@ -116,12 +110,7 @@ def cmd_campaign(args: argparse.Namespace) -> int:
     executor_spec(args)  # (a bad --executor is refused before anything is read or started)
     require_counting(args.timing)
     store = open_store(args.store)
-    try:
-        store.campaigns_dir.mkdir(parents=True, exist_ok=True)  # before the sandbox starts
-    except OSError as exc:
-        raise OutputError(
-            f"{store.campaigns_dir}: cannot create the store ({exc.strerror or exc})"
-        ) from None
+    campaigns.prepare_store(store)  # before the sandbox starts
     finished = None if args.restart else store.interrupted()  # (--restart: unread)
     check_resume(args, finished, store.journal_path)
     problems = select_problems(load_problems(args.source, format=args.format), args.ids)
@@ -144,15 +133,8 @@ def cmd_campaign(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         raise
-    try:
-        path = store.save(campaign)
-    except OSError as exc:
-        raise OutputError(
-            f"{store.campaigns_dir}: cannot save the campaign ({exc.strerror or exc}); its "
-            f"runs are kept in {store.journal_path}"
-        ) from None
-    store.journal_path.unlink(missing_ok=True)
-    failed, inconclusive = unsuccessful(campaign)
+    path = campaigns.save_campaign(store, campaign)
+    failed, inconclusive = campaigns.unsuccessful(campaign)
     console.print(
         f"campaign {campaign.id} ({args.timing}): {len(campaign.measurements)} triples over "
         f"{len(campaign.info.problems)} problems × {args.reruns} reruns · "
@@ -169,22 +151,11 @@ def save_rate(store: DurationStore, campaign: Campaign) -> None:
     """Fit this machine's count rate on a counted campaign and save it under the campaign's id
     (a note instead when no passing test was counted)."""
     try:
-        rate = fit_count_rate(campaign)
+        rate, path = campaigns.save_campaign_rate(store, campaign)
     except DataError as exc:
         console.print(f"no count rate: {exc}", highlight=False)
         return
-    path = save_count_rate(store, rate, campaign.id)
     console.print(f"count rate: {rate.describe()} · saved to {path}", highlight=False)
-
-
-def unsuccessful(campaign: Campaign) -> tuple[int, int]:
-    """Triples with at least one rerun that failed or timed out, and with one inconclusive."""
-    inconclusive = sum(Status.INCONCLUSIVE in m.statuses for m in campaign.measurements)
-    failed = sum(
-        any(s not in (Status.SUCCESS, Status.INCONCLUSIVE) for s in m.statuses)
-        for m in campaign.measurements
-    )
-    return failed, inconclusive
 
 
 # --------------------------------------------------------------------------------------------
@@ -193,32 +164,14 @@ def unsuccessful(campaign: Campaign) -> tuple[int, int]:
 
 def cmd_list(args: argparse.Namespace) -> int:
     store = open_store(args.store)
-    ids = store.ids()
-    if not ids:
+    if not store.ids():
         console.print(
             f"no campaigns in {store.campaigns_dir}; run `execrl timing campaign`",
             highlight=False,
         )
         return EXIT_OK
-    table = Table(title=f"campaigns in {store.campaigns_dir}", title_justify="left")
-    for col in ("id", "date (UTC)", "machine", "timing", "reruns", "problems", "triples", "note"):
-        table.add_column(
-            col, justify="right" if col in ("reruns", "problems", "triples") else "left"
-        )
-    for campaign_id in ids:
-        campaign = store.load(campaign_id)
-        info = campaign.info
-        table.add_row(
-            info.id,
-            f"{info.created_at:%Y-%m-%d %H:%M}",
-            info.machine.describe(),
-            info.settings.timing,
-            str(info.settings.reruns),
-            str(len(info.problems)),
-            str(len(campaign.measurements)),
-            info.note,
-        )
-    console.print(table)
+    title = f"campaigns in {store.campaigns_dir}"
+    print_table(*campaigns.campaigns_table(store), title=title, align="llllrrrl")
     return EXIT_OK
 
 
@@ -231,28 +184,13 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     stored, fresh = store.load(args.stored), store.load(args.fresh)
     report = calibrate(stored, fresh, timing=args.timing)
     m = report.chosen.metrics
-    table = Table(
-        title=f"{stored.id} (stored) → {fresh.id} (fresh), {describe_timing(args.timing)}: "
-        f"{m.triples} triples, {m.problems} problems, leave-one-problem-out",
-        title_justify="left",
+    header, rows = campaigns.calibration_table(report, args.timing)
+    cells = [[Text(r[0], style="bold") if r[0].endswith(" ✓") else r[0], *r[1:]] for r in rows]
+    title = (
+        f"{stored.id} (stored) → {fresh.id} (fresh), {describe_timing(args.timing)}: "
+        f"{m.triples} triples, {m.problems} problems, leave-one-problem-out"
     )
-    columns = ("map", "formula", "R²_CV", report.rmse_label, "ρ pooled", "ρ in-problem")
-    columns += ("|bias| mean", "|bias| max")
-    for col in columns:
-        left = col in ("map", "formula")
-        table.add_column(col, justify="left" if left else "right", no_wrap=left)
-    for r in report.rows:
-        table.add_row(
-            f"[bold]{r['map']} ✓[/]" if r["chosen"] else str(r["map"]),
-            str(r["formula"]),
-            f"{r['r2_cv']:.4f}",
-            f"{r['rmse_cv']:,.0f}" if is_counted(args.timing) else f"{r['rmse_cv']:.2f}",
-            f"{r['spearman_before']:.3f} → {r['spearman_after']:.3f}",
-            f"{r['within_before']:.3f} → {r['within_after']:.3f}",
-            f"{r['mean_abs_bias']:.1%}",
-            f"{r['max_abs_bias']:.1%}",
-        )
-    console.print(table)
+    print_table(header, cells, title=title, no_wrap=True)
     path = save_calibration(store, report.chosen, args.name or fresh.id)
     console.print(
         "ρ: Spearman correlation with the fresh durations before → after calibration, over all "

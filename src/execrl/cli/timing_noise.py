@@ -1,10 +1,9 @@
-"""``execrl timing noise | contention | floor | drift | report``: how noisy the stored
-durations are, how much a loaded machine moves them, how noisy the machine itself is, whether a
-calibration still holds, and an HTML report.
+"""``execrl timing noise | contention | floor``: how noisy the stored durations are, how much
+a loaded machine moves them, and how noisy the machine itself is (``drift`` and ``report``:
+:mod:`execrl.cli.timing_drift`).
 
-Exit codes: 0 done (``drift``: no sentinel drifted), 1 ``drift`` found a sentinel outside its
-band or ``floor`` found the machine too noisy, 2 bad input (unknown campaign or map, bad
---loads, matplotlib missing for ``report``).
+Exit codes: 0 done, 1 ``floor`` found the machine too noisy, 2 bad input (unknown campaign,
+bad --loads).
 """
 
 from __future__ import annotations
@@ -13,32 +12,26 @@ import argparse
 import math
 from pathlib import Path
 
-from rich.markup import escape
-from rich.table import Table
-
 from execrl.cli._common import (
     EXIT_CHECK_FAILED,
     EXIT_OK,
+    STORE_HELP,
     TIMING_HELP,
     add_source_arguments,
     add_timing_argument,
     console,
+    open_store,
+    print_table,
     require_counting,
     save_json,
     writable_file,
-    writable_folder,
 )
-from execrl.cli.timing_campaign import STORE_HELP, open_store
 from execrl.errors import ExecrlError, UsageError
 from execrl.problems.io import load_problems, select_problems
 from execrl.sandbox.batch import _progress
-from execrl.timing.calibration import load_calibration
 from execrl.timing.contention import contention_test
 from execrl.timing.diagnostics import diagnose
-from execrl.timing.drift import DEFAULT_K, monitor
 from execrl.timing.floor import FLOOR_TARGET_CV, measure_floor
-from execrl.timing.report import write_report
-from execrl.timing.store import describe_timing
 
 MAX_LOAD = 16.0
 """The most busy-loop processes per core the contention test starts."""
@@ -98,49 +91,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, metavar="FILE.json", help="also save the runs as JSON")
     p.set_defaults(handler=cmd_floor)
 
-    p = sub.add_parser(
-        "drift",
-        help="rerun sentinel references and check a calibration map still holds",
-        description="Rerun a few sentinel references now and flag any whose fresh durations "
-        "leave the calibration's band (±k residual std in log space). Exit 1 when one does.",
-    )
-    add_source_arguments(p)
-    p.add_argument("--calibration", required=True, metavar="NAME", help="a map in the store")
-    p.add_argument("--store", type=Path, metavar="DIR", help=STORE_HELP)
-    p.add_argument(
-        "--sentinel",
-        action="append",
-        dest="sentinels",
-        metavar="PROBLEM:REFERENCE",
-        help="a sentinel (repeatable; default: the fastest and slowest correct reference of "
-        "3 problems of the stored campaign)",
-    )
-    p.add_argument("--k", type=float, default=DEFAULT_K, help=f"band width (default: {DEFAULT_K})")
-    p.add_argument("--reruns", type=int, default=3, metavar="K", help="default: 3")
-    p.set_defaults(handler=cmd_drift)
-
-    p = sub.add_parser(
-        "report",
-        help="write an HTML report with PNGs: noise, calibration, contention",
-        description="One self-contained HTML file with the PNGs next to it: the noise tables "
-        "and plots of a campaign; with --calibration, the stored-vs-fresh scatter before and "
-        "after the map and its residuals; with --contention, CPU vs wall noise per load.",
-    )
-    p.add_argument("--campaign", metavar="ID", help="campaign id or prefix (default: latest)")
-    p.add_argument(
-        "--fresh",
-        metavar="ID",
-        help="the fresh campaign for the calibration plots (default: the one the map was "
-        "fitted against)",
-    )
-    p.add_argument("--calibration", metavar="NAME", help="a map in the store")
-    p.add_argument(
-        "--contention", type=Path, metavar="FILE", help="a JSON from `execrl timing contention`"
-    )
-    p.add_argument("--out", type=Path, metavar="DIR", help="default: <store>/reports/<campaign id>")
-    p.add_argument("--store", type=Path, metavar="DIR", help=STORE_HELP)
-    p.set_defaults(handler=cmd_report)
-
 
 def finite(flag: str, value: float, low: float, high: float) -> None:
     """A number option in [low, high] (NaN and infinities refused)."""
@@ -160,17 +110,8 @@ def cmd_noise(args: argparse.Namespace) -> int:
         highlight=False,
     )
     for title, header, rows in report.tables(per_test=args.per_test):
-        print_table(title, header, rows)
+        print_table(header, rows, title=title)
     return EXIT_OK
-
-
-def print_table(title: str, header: list[str], rows: list[list[str]]) -> None:
-    table = Table(title=title, title_justify="left")
-    for i, col in enumerate(header):
-        table.add_column(escape(col), justify="left" if i < 2 else "right")
-    for row in rows:
-        table.add_row(*(escape(c) for c in row))
-    console.print(table)
 
 
 # --------------------------------------------------------------------------------------------
@@ -197,7 +138,7 @@ def cmd_contention(args: argparse.Namespace) -> int:
         timing=args.timing,
     )
     header, rows = report.table()
-    print_table(f"contention · {report.machine.describe()}", header, rows)
+    print_table(header, rows, title=f"contention · {report.machine.describe()}")
     verdict = "met" if report.target_met() else "not met"
     console.print(
         f"target (CPU std mean ≤ {report.target_points:g} points at every load, wall above it "
@@ -244,73 +185,9 @@ def cmd_floor(args: argparse.Namespace) -> int:
         except ValueError as exc:  # a bad --seconds, --run-ms or --core
             raise ExecrlError(str(exc)) from None
     header, rows = report.table()
-    print_table(
-        f"CPU time of identical work · core {report.core} · {report.machine.describe()}",
-        header,
-        rows,
-    )
+    title = f"CPU time of identical work · core {report.core} · {report.machine.describe()}"
+    print_table(header, rows, title=title)
     console.print(report.verdict(), highlight=False)
     if args.out:
         save_json(report, args.out)
     return EXIT_OK if report.cv <= FLOOR_TARGET_CV else EXIT_CHECK_FAILED
-
-
-# --------------------------------------------------------------------------------------------
-# drift
-
-
-def cmd_drift(args: argparse.Namespace) -> int:
-    if not (math.isfinite(args.k) and args.k > 0) or args.reruns < 1:
-        raise UsageError(f"--k {args.k} and --reruns {args.reruns}: both take a positive number")
-    sentinels = [parse_sentinel(s) for s in args.sentinels or []]
-    store = open_store(args.store)
-    cmap = load_calibration(store, args.calibration)
-    require_counting(cmap.timing)  # (a counted map's sentinels are rerun counted)
-    problems = load_problems(args.source, format=args.format)
-    report = monitor(
-        store, cmap, problems, k=args.k, sentinels=sentinels or None, reruns=args.reruns,
-        progress=True,
-    )  # fmt: skip
-    header, rows = report.table()
-    low, high = report.band_ratio
-    print_table(
-        f"drift of {args.calibration!r} ({cmap.formula}), {describe_timing(report.timing)}, band "
-        f"fresh/predicted in [{low:.3f}, {high:.3f}]",
-        header,
-        rows,
-    )
-    if report.drifted:
-        console.print(
-            "DRIFTED: this machine no longer times the sentinels as the calibration predicts; "
-            "run a fresh campaign and `execrl timing calibrate` again",
-            highlight=False,
-        )
-        return EXIT_CHECK_FAILED
-    console.print("no drift: every sentinel is within the band", highlight=False)
-    return EXIT_OK
-
-
-def parse_sentinel(text: str) -> tuple[str, str]:
-    problem, sep, reference = text.partition(":")
-    if not sep or not problem or not reference:
-        raise ExecrlError(f"--sentinel {text!r}: write it as PROBLEM:REFERENCE")
-    return problem, reference
-
-
-# --------------------------------------------------------------------------------------------
-# report
-
-
-def cmd_report(args: argparse.Namespace) -> int:
-    store = open_store(args.store)
-    campaign = store.load(args.campaign)
-    cmap = load_calibration(store, args.calibration) if args.calibration else None
-    fresh_id = args.fresh or (cmap.fitted_on[-1] if cmap and cmap.fitted_on else None)
-    if cmap is not None and fresh_id is None:
-        raise ExecrlError("--calibration needs a fresh campaign to compare with; give --fresh")
-    fresh = store.load(fresh_id) if fresh_id else None
-    out = args.out or store.root / "reports" / campaign.id
-    writable_folder(out, "--out")
-    path = write_report(campaign, out, fresh=fresh, calibration=cmap, contention=args.contention)
-    console.print(f"report written to {path}", highlight=False)
-    return EXIT_OK
