@@ -38,7 +38,9 @@ def main() -> None:
     import torch
 
     from execrl.problems.io import load_problems
-    from execrl.rl.trainer import Learner, load_config, load_policy, prompt_messages, sample
+    from execrl.rl.policy import load_policy, prompt_messages, sample
+    from execrl.rl.train import load_config
+    from execrl.rl.update import Learner
 
     config = load_config("rlvr", None, [f"policy.max_new_tokens={args.tokens}"])
     torch.set_num_threads(config.optim.threads or len(os.sched_getaffinity(0)))

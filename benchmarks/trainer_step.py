@@ -32,7 +32,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
 def execrl_steps(args: argparse.Namespace, stop: bool) -> dict:
-    from execrl.rl.trainer import Trainer, load_config
+    from execrl.rl.train import Trainer, load_config
 
     config = load_config(
         "rlvr",

@@ -125,7 +125,7 @@ def test_train_override_that_is_not_yaml_names_the_override(bad_input):
 def test_train_bad_env_spec_fails_at_config_load(bad_input, monkeypatch):
     # Before: --show-config passed and the run failed at the first scoring, after the model
     # loaded. Now nothing past the config may run.
-    import execrl.rl.trainer as trainer
+    import execrl.rl.train as trainer
 
     def no_model(*args, **kwargs):
         raise AssertionError("a model was loaded for a bad config")
@@ -148,7 +148,7 @@ def test_train_bad_value_names_field_and_value(bad_input):
 
 
 def test_train_resume_without_a_checkpoint_fails_before_the_model(bad_input, tmp_path, monkeypatch):
-    import execrl.rl.trainer as trainer
+    import execrl.rl.train as trainer
 
     def no_model(*args, **kwargs):
         raise AssertionError("a model was loaded for a run that cannot resume")
@@ -162,7 +162,7 @@ def test_train_resume_without_a_checkpoint_fails_before_the_model(bad_input, tmp
 
 
 def test_train_out_unwritable_fails_before_the_model(bad_input, tmp_path, monkeypatch):
-    no_work(monkeypatch, "execrl.rl.trainer.run_training")
+    no_work(monkeypatch, "execrl.rl.train.run_training")
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     line = bad_input(["train", "--out", blocker / "run", "--quiet"])

@@ -79,7 +79,7 @@ def opened_pools(monkeypatch) -> list:
 def test_the_trainers_own_executor_runs_every_program(tmp_path, opened_pools):
     """No scoring call opens a pool of its own (it ignored config.workers and left the
     trainer's pool idle): one LocalExecutor, with the configured workers, for the run."""
-    from execrl.rl.trainer import Trainer, load_config
+    from execrl.rl.train import Trainer, load_config
 
     config = load_config("rlvr", None, [*TINY, "steps=1", "workers=1"])
     with Trainer(config, tmp_path, progress=False) as trainer:
@@ -93,7 +93,7 @@ def test_an_executor_given_to_an_async_trainer_runs_its_workers_programs_too(
     tmp_path, opened_pools
 ):
     from execrl.problems.io import load_problem
-    from execrl.rl.trainer import Trainer, load_config
+    from execrl.rl.train import Trainer, load_config
     from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
 
     async_ = ["steps=1", "async.enabled=true", "async.queue_size=2", "prompts_per_step=1"]

@@ -37,14 +37,14 @@ def torch():
 
 
 def _config(*overrides: str):
-    from execrl.rl.trainer import load_config
+    from execrl.rl.train import load_config
 
     return load_config("rlvr", None, [*TINY, *overrides])
 
 
 def _rollouts(tokenizer, advantages):
     """Hand-written completions of a short prompt, with the given advantages."""
-    from execrl.rl.trainer import Rollout
+    from execrl.rl.update import Rollout
 
     prompt = tokenizer.apply_chat_template(
         [{"role": "user", "content": "Write is_even(n)."}],
@@ -64,7 +64,8 @@ def _grads(model):
 
 @pytest.mark.parametrize("aggregation", ["token_mean", "sequence_mean", "fixed_horizon"])
 def test_micro_batches_add_up_to_the_full_batch_gradient(torch, aggregation):
-    from execrl.rl.trainer import Learner, load_policy
+    from execrl.rl.policy import load_policy
+    from execrl.rl.update import Learner
 
     config = _config(f"loss.aggregation={aggregation}", "loss.horizon=64")
     model, tokenizer = load_policy(config.policy)
@@ -86,7 +87,8 @@ def test_micro_batches_add_up_to_the_full_batch_gradient(torch, aggregation):
 def test_leaving_out_zero_advantage_rollouts_keeps_the_gradient(torch, aggregation):
     """Rollouts with advantage 0 are not run, but still count in the loss's denominator: the
     gradient and the logged loss are those of the whole batch."""
-    from execrl.rl.trainer import Learner, load_policy
+    from execrl.rl.policy import load_policy
+    from execrl.rl.update import Learner
 
     config = _config(f"loss.aggregation={aggregation}")
     model, tokenizer = load_policy(config.policy)
@@ -111,7 +113,8 @@ def test_a_shared_prompt_gives_the_same_logps_and_gradient(torch):
     """Each distinct prompt once, its rollouts on its cache: the same values and gradient as
     every rollout with its own copy of the prompt (two prompts, interleaved rows, one empty
     completion)."""
-    from execrl.rl.trainer import _batch_tensors, load_policy, token_logps
+    from execrl.rl.logprobs import batch_tensors, token_logps
+    from execrl.rl.policy import load_policy
 
     model, tokenizer = load_policy(_config().policy)
     rollouts = _rollouts(tokenizer, [1.0, -1.0, 0.5, -0.5])
@@ -125,7 +128,7 @@ def test_a_shared_prompt_gives_the_same_logps_and_gradient(torch):
     rollouts[3].completion_ids = []
     results = {}
     for share in (False, True):
-        tensors = _batch_tensors(rollouts, tokenizer.pad_token_id, share)
+        tensors = batch_tensors(rollouts, tokenizer.pad_token_id, share)
         model.zero_grad(set_to_none=True)
         logp = token_logps(model, tensors)
         weights = torch.linspace(-1, 1, logp.numel()).reshape(logp.shape)
@@ -142,7 +145,7 @@ def test_a_shared_prompt_gives_the_same_logps_and_gradient(torch):
 
 
 def test_a_training_run_logs_faithful_rewards_and_moves_weights_only_with_signal(tmp_path, torch):
-    from execrl.rl.trainer import Trainer
+    from execrl.rl.train import Trainer
 
     with Trainer(_config(), tmp_path, progress=False) as trainer:
         before = {n: p.detach().clone() for n, p in trainer.learner.model.named_parameters()}
@@ -184,7 +187,7 @@ def test_a_training_run_logs_faithful_rewards_and_moves_weights_only_with_signal
 
 
 def test_resume_continues_exactly_where_the_run_stopped(tmp_path, torch):
-    from execrl.rl.trainer import Trainer
+    from execrl.rl.train import Trainer
 
     overrides = ["steps=2", "group_size=2", "prompts_per_step=1", "optim.lr=1e-4"]
     with Trainer(_config(*overrides), tmp_path / "straight", progress=False) as trainer:
@@ -204,7 +207,7 @@ def test_resume_continues_exactly_where_the_run_stopped(tmp_path, torch):
 
 
 def test_async_groups_never_exceed_the_staleness_bound(tmp_path, torch):
-    from execrl.rl.trainer import Trainer
+    from execrl.rl.train import Trainer
 
     overrides = [
         "async.enabled=true",
@@ -227,7 +230,8 @@ def test_async_groups_never_exceed_the_staleness_bound(tmp_path, torch):
 
 def test_lora_trains_the_adapter_and_leaves_the_base_weights(torch):
     pytest.importorskip("peft")
-    from execrl.rl.trainer import Learner, load_policy
+    from execrl.rl.policy import load_policy
+    from execrl.rl.update import Learner
 
     config = _config("policy.lora={r: 4, alpha: 8}", "optim.lr=1e-3")
     model, tokenizer = load_policy(config.policy)
@@ -239,14 +243,16 @@ def test_lora_trains_the_adapter_and_leaves_the_base_weights(torch):
 
 
 def test_partial_kl_penalises_only_the_tagged_sections(torch):
-    from execrl.rl.trainer import _batch_tensors, _section_masks, load_policy
+    from execrl.rl.logprobs import batch_tensors
+    from execrl.rl.policy import load_policy
+    from execrl.rl.update import section_masks
 
     _, tokenizer = load_policy(_config().policy)
     text = "<think>try x = 2</think>\n<model>max x</model>\n<python>\nprint(2)\n</python>"
     rollouts = _rollouts(tokenizer, [0.0] * 4)[:1]
     rollouts[0].completion_ids = tokenizer(text, add_special_tokens=False)["input_ids"]
-    tensors = _batch_tensors(rollouts, tokenizer.pad_token_id)
-    mask = _section_masks(rollouts, tokenizer, tensors["mask"], ["model", "code"])
+    tensors = batch_tensors(rollouts, tokenizer.pad_token_id)
+    mask = section_masks(rollouts, tokenizer, tensors["mask"], ["model", "code"])
     picked = tokenizer.decode(tensors["targets"][0][mask[0]].tolist())
     assert picked.startswith("<model>") and picked.endswith("</python>")
     assert "think" not in picked and "try x" not in picked
@@ -256,7 +262,7 @@ def test_solver_preset_trains_on_solver_rewards_it_logs_faithfully(tmp_path, tor
     pytest.importorskip("highspy")
     from execrl.problems.optim import load_optim_problems
     from execrl.rewards.solver import score_solver_responses, solver_executor
-    from execrl.rl.trainer import Trainer, load_config
+    from execrl.rl.train import Trainer, load_config
 
     overrides = ["steps=1", "group_size=2", "policy.max_new_tokens=32", "eval.before=false"]
     overrides += ["eval.after=false", "data.train_ids=[bakery-weekly-mix]"]
@@ -278,7 +284,7 @@ def test_solver_preset_trains_on_solver_rewards_it_logs_faithfully(tmp_path, tor
 
 @pytest.mark.parametrize("preset", ["dense", "multiturn"])
 def test_dense_presets_log_centred_group_advantages(tmp_path, torch, preset):
-    from execrl.rl.trainer import Trainer, load_config
+    from execrl.rl.train import Trainer, load_config
 
     overrides = [*TINY, "steps=1", "prompts_per_step=1", "group_size=2", "reward.max_turns=2"]
     with Trainer(load_config(preset, None, overrides), tmp_path, progress=False) as trainer:

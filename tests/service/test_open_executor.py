@@ -267,7 +267,7 @@ def test_train_on_an_unreachable_server_fails_before_the_model_loads(tmp_path: P
 
 def test_a_training_config_names_its_executor_or_fails_on_load():
     from execrl.errors import ConfigError
-    from execrl.rl.trainer import load_config
+    from execrl.rl.train import load_config
 
     assert load_config("rlvr", None, ["executor=ray:auto"]).executor == "ray:auto"
     assert load_config("rlvr").executor is None  # local unless asked

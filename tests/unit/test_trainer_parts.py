@@ -7,24 +7,22 @@ import numpy as np
 import pytest
 
 from execrl.errors import ExecrlError
-from execrl.rl.trainer import (
-    LossConfig,
-    PromptStream,
-    Rollout,
-    RolloutGroup,
-    assign_advantages,
-    drop_stale,
-    load_config,
-    preset_names,
-)
+from execrl.rl.config import preset_names
+from execrl.rl.policy import Sample
+from execrl.rl.prompts import PromptStream
+from execrl.rl.rollout_worker import drop_stale
+from execrl.rl.rollouts import ScoredGroup
+from execrl.rl.scorers import Scores
+from execrl.rl.train import ADVANTAGES, load_config
 
 
-def _group(version: int, rewards: list[float | None] = (0.0,), pid: str = "p") -> RolloutGroup:
-    rollouts = [
-        Rollout([1], [2] * (i + 1), "", reward=r, inconclusive=r is None)
-        for i, r in enumerate(rewards)
-    ]
-    return RolloutGroup(pid, rollouts, version)
+def _group(version: int, rewards: list[float | None] = (0.0,), pid: str = "p") -> ScoredGroup:
+    """A scored group whose sample i has i + 1 completion tokens (None: inconclusive)."""
+    samples = [Sample([1], [2] * (i + 1), "") for i in range(len(rewards))]
+    n = len(rewards)
+    return ScoredGroup(
+        pid, version, samples, Scores(list(rewards), [False] * n, [False] * n, [None] * n)
+    )
 
 
 # --------------------------------------------------------------------------- staleness filter
@@ -82,24 +80,21 @@ def test_prompt_stream_refuses_an_empty_training_set():
 
 def test_group_advantages_skip_inconclusive_samples_and_stay_per_group():
     groups = [_group(0, [1.0, -1.0, None], "a"), _group(0, [1.0, 1.0], "b")]
-    assign_advantages(groups, LossConfig(advantage="dr_grpo"))
-    a, b = groups
-    assert [r.advantage for r in a.rollouts] == [1.0, -1.0, None]  # mean of {1, -1} = 0
-    assert [r.advantage for r in b.rollouts] == [0.0, 0.0]  # a zero-advantage group
+    a, b = ADVANTAGES["dr_grpo"](groups)
+    assert a == [1.0, -1.0, None]  # mean of {1, -1} = 0
+    assert b == [0.0, 0.0]  # a zero-advantage group
 
 
 def test_token_weighted_advantage_uses_completion_lengths():
     # lengths 1, 2, 3 (see _group); baseline = (1*1 + 2*0 + 3*0) / 6 = 1/6
-    groups = [_group(0, [1.0, 0.0, 0.0])]
-    assign_advantages(groups, LossConfig(advantage="token_weighted"))
-    got = [r.advantage for r in groups[0].rollouts]
+    (got,) = ADVANTAGES["token_weighted"]([_group(0, [1.0, 0.0, 0.0])])
     np.testing.assert_allclose(got, [1 - 1 / 6, -1 / 6, -1 / 6])
 
 
 # --------------------------------------------------------------------------- configs
 
 
-@pytest.mark.parametrize("name", ["rlvr", "optimization", "dense", "multiturn"])
+@pytest.mark.parametrize("name", ["demo", "rlvr", "optimization", "dense", "multiturn"])
 def test_every_preset_loads_and_names_itself(name):
     assert name in preset_names()
     config = load_config(name)

@@ -1,9 +1,10 @@
 """``execrl train``: the reference trainer on a preset, a YAML config and overrides.
 
-Bare ``execrl train`` is the README's main job: the ``rlvr`` preset, the bundled SmolLM2-135M
-on the starter problems, held-out pass@1 before and after, and an HTML report in the run
-folder. ``--resume RUN`` continues a run from its latest checkpoint; ``--report RUN`` rebuilds
-a run's report from its files. Exit codes: 0 trained, 2 bad config or missing model.
+Bare ``execrl train`` is the README's main job: the ``demo`` preset (RLVR with dynamic
+sampling, pass-rate prompt selection and LoRA), the bundled SmolLM2-135M on the starter
+problems, held-out pass@1 before and after, and an HTML report in the run folder.
+``--resume RUN`` continues a run from its latest checkpoint; ``--report RUN`` rebuilds a run's
+report from its files. Exit codes: 0 trained, 2 bad config or missing model.
 """
 
 from __future__ import annotations
@@ -26,8 +27,11 @@ from execrl.cli._common import (
     writable_folder,
 )
 from execrl.errors import UsageError
+from execrl.rl import train as training
+from execrl.rl.config import preset_names, preset_text
+from execrl.rl.train_report import load_run, verdict, write_training_report
 
-DEFAULT_PRESET = "rlvr"
+DEFAULT_PRESET = training.DEFAULT_PRESET
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -60,9 +64,6 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from execrl.rl.train_report import verdict, write_training_report
-    from execrl.rl.trainer import load_config, preset_names, run_training
-
     if args.list_presets:
         return _list_presets(preset_names())
     if args.report is not None:
@@ -83,11 +84,11 @@ def run(args: argparse.Namespace) -> int:
                 f"{args.resume}: no checkpoint to resume from (no checkpoints/latest); "
                 "start a new run instead"
             )
-        config = load_config(None, saved, _executor_override(args))
+        config = training.load_config(None, saved, _executor_override(args))
         out = args.resume
     else:
         overrides = [*args.overrides, *_executor_override(args)]
-        config = load_config(args.preset or DEFAULT_PRESET, args.config, overrides)
+        config = training.load_config(args.preset or DEFAULT_PRESET, args.config, overrides)
         out = args.out or Path("runs") / f"train-{datetime.now(UTC):%Y%m%d-%H%M%S}"
     if args.show_config:
         console.print(
@@ -100,9 +101,9 @@ def run(args: argparse.Namespace) -> int:
         f"training: preset {config.preset}, {config.steps} steps × {config.prompts_per_step} "
         f"prompts × {config.group_size} rollouts → {escape(str(out))}"
     )
-    run_training(config, out, resume=args.resume is not None, progress=not args.quiet, log=log)
-    from execrl.rl.train_report import load_run
-
+    training.run_training(
+        config, out, resume=args.resume is not None, progress=not args.quiet, log=log
+    )
     _, _, evaluations = load_run(out)
     console.print(verdict(evaluations))
     console.print(f"report: {escape(str(out / 'report' / 'index.html'))}")
@@ -118,13 +119,11 @@ def _executor_override(args: argparse.Namespace) -> list[str]:
 
 
 def _list_presets(names: list[str]) -> int:
-    from importlib import resources
-
     table = Table(title="training presets (--preset)")
     table.add_column("name")
     table.add_column("what it is")
     for name in names:
-        text = (resources.files("execrl.rl") / "configs" / f"{name}.yaml").read_text()
+        text = preset_text(name)
         comment = " ".join(
             line.lstrip("# ").strip() for line in text.splitlines() if line.startswith("#")
         )

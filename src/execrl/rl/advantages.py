@@ -181,7 +181,8 @@ ESTIMATORS: dict[str, Callable[..., np.ndarray]] = {
 }
 """Group estimators by name; each maps (rewards, group_ids, ...) to (N,) advantages."""
 
-_NEEDS_LENGTHS = frozenset({"token_weighted"})
+NEEDS_LENGTHS = frozenset({"token_weighted"})
+"""Estimators that weight by each sample's token count (``lengths``)."""
 
 
 def compute_advantages(
@@ -200,7 +201,7 @@ def compute_advantages(
         raise ExecrlError(
             f"unknown advantage estimator {name!r}; choose one of {sorted(ESTIMATORS)}"
         )
-    if name in _NEEDS_LENGTHS:
+    if name in NEEDS_LENGTHS:
         if lengths is None:
             raise ExecrlError(f"{name!r} needs lengths: the token count of each sample")
         return ESTIMATORS[name](rewards, group_ids, lengths, **kw)
@@ -209,8 +210,33 @@ def compute_advantages(
     return ESTIMATORS[name](rewards, group_ids, **kw)
 
 
+def batch_advantages(
+    name: str,
+    rewards: Sequence[Sequence[float | None]],
+    lengths: Sequence[Sequence[int]],
+) -> list[list[float | None]]:
+    """The estimator ``name`` over a batch given group by group: ``rewards[g][i]`` is sample i
+    of group g (None: inconclusive, left out and given None), ``lengths`` its token count
+    (used by the estimators of :data:`NEEDS_LENGTHS`)."""
+    out: list[list[float | None]] = [[None] * len(group) for group in rewards]
+    kept = [(g, i) for g, group in enumerate(rewards) for i, r in enumerate(group) if r is not None]
+    if not kept:
+        return out
+    values = compute_advantages(
+        name,
+        [rewards[g][i] for g, i in kept],
+        [g for g, _ in kept],
+        [lengths[g][i] for g, i in kept] if name in NEEDS_LENGTHS else None,
+    )
+    for (g, i), value in zip(kept, values, strict=True):
+        out[g][i] = float(value)
+    return out
+
+
 __all__ = [
     "ESTIMATORS",
+    "NEEDS_LENGTHS",
+    "batch_advantages",
     "compute_advantages",
     "dense",
     "dr_grpo",

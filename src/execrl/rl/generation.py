@@ -83,7 +83,7 @@ def _convert_gguf(gguf: Path, out: Path) -> None:
     (``hf_quantizer``, ``is_quantized``, ``config.quantization_config``), which a plain
     ``save_pretrained`` copy must not carry.
     """
-    _torch, transformers = _train_stack()
+    _torch, transformers = train_stack()
     from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
 
     folder, name = str(gguf.parent), gguf.name
@@ -141,7 +141,7 @@ class HFChatPolicy:
                 "HFChatPolicy needs max_new_tokens >= 1, temperature >= 0, 0 < top_p <= 1 and "
                 f"threads >= 1; got {max_new_tokens}, {temperature}, {top_p}, {threads}"
             )
-        self._torch, transformers = _train_stack()
+        self._torch, transformers = train_stack()
         if threads is not None:
             self._torch.set_num_threads(threads)
         path = Path(model_path)
@@ -190,7 +190,7 @@ class HFChatPolicy:
         return {**kwargs, "do_sample": True, "temperature": self.temperature, "top_p": self.top_p}
 
 
-def _train_stack() -> tuple[Any, Any]:
+def train_stack() -> tuple[Any, Any]:
     """torch and transformers, imported on first use with the hub switched off."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
