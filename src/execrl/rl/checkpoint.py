@@ -35,6 +35,31 @@ def save_checkpoint(run: Path, version: int, model: Any, tokenizer: Any, state: 
     return folder
 
 
+def trainer_state(
+    learner: Any, selector: Any, draws: int, history: list, evaluations: dict
+) -> dict:
+    """What a checkpoint keeps besides the weights: optimizer, version, prompt selection (the
+    selector's state and the draw count that seeds sampling) and the logs so far."""
+    return {
+        "optimizer": learner.optimizer.state_dict(),
+        "version": learner.version,
+        "selector": selector.state_dict(),
+        "draws": draws,
+        "history": history,
+        "evaluations": evaluations,
+    }
+
+
+def restore(folder: Path, learner: Any, selector: Any, *, lora: bool) -> dict[str, Any]:
+    """Load a checkpoint into ``learner`` (weights, optimizer, version) and ``selector``;
+    returns the saved state (its ``draws``, ``history`` and ``evaluations``)."""
+    state = load_checkpoint(folder, learner.model, lora=lora)
+    learner.optimizer.load_state_dict(state["optimizer"])
+    learner.version = state["version"]
+    selector.load_state_dict(state["selector"])
+    return state
+
+
 def latest_checkpoint(run: Path) -> Path:
     """The run's newest checkpoint folder; an ExecrlError when it has none."""
     latest = run / "checkpoints" / LATEST

@@ -12,19 +12,32 @@ from __future__ import annotations
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from execrl.envs.presets import validate_env_spec
-from execrl.errors import ConfigError, ExecrlError
+from execrl.errors import ConfigError, ExecrlError, UsageError
 from execrl.rewards.compositions import reward as reward_fn
 from execrl.rewards.dense import DenseRewardConfig
 from execrl.rewards.solver.rewards import solver_reward_config
+from execrl.service.open import parse_executor_spec
 
 PRESET_DIR = "configs"
 """The folder of ``execrl.rl`` that holds the named presets, one YAML file each."""
+
+
+def _known_executor(spec: str | None) -> str | None:
+    try:
+        parse_executor_spec(spec)
+    except UsageError as exc:
+        raise ValueError(str(exc)) from None
+    return spec
+
+
+ExecutorSpecText = Annotated[str | None, AfterValidator(_known_executor)]
+"""An executor spec (``execrl.service.open``), checked when the config loads."""
 
 
 class Strict(BaseModel):

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from execrl.rl.config import EvalConfig, PolicyConfig
 from execrl.rl.policy import prompt_messages, sample
 from execrl.rl.scorers import ProgramScorer
+
+if TYPE_CHECKING:
+    from execrl.rl.train import TrainConfig
 
 
 def heldout_pass_at_1(
@@ -20,17 +22,18 @@ def heldout_pass_at_1(
     tokenizer: Any,
     scorer: ProgramScorer,
     problem_ids: Sequence[str],
+    train: TrainConfig,
     *,
-    policy: PolicyConfig,
-    config: EvalConfig,
     seed: int,
 ) -> dict[str, Any]:
-    """``pass_at_1``, ``stderr``, ``per_problem`` (and the sampling settings) on ``problem_ids``."""
+    """``pass_at_1``, ``stderr``, ``per_problem`` (and the sampling settings) on ``problem_ids``,
+    sampled as ``train.policy`` says at ``train.eval.temperature``."""
+    config = train.eval
     n = config.samples
     ids = [pid for pid in problem_ids for _ in range(n)]
     conversations = [prompt_messages(scorer.problems[pid]) for pid in ids]
     samples = sample(
-        model, tokenizer, conversations, policy, temperature=config.temperature, seed=seed
+        model, tokenizer, conversations, train.policy, temperature=config.temperature, seed=seed
     )
     passed = scorer.passed(ids, [s.text for s in samples])
     per_problem = {p: sum(passed[i * n : (i + 1) * n]) / n for i, p in enumerate(problem_ids)}

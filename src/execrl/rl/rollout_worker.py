@@ -17,7 +17,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from execrl.errors import ExecrlError
+from execrl.rl.config import AsyncConfig
+from execrl.rl.policy import state_copy
 from execrl.rl.rollouts import ScoredGroup
+from execrl.sandbox.protocol import Executor
 
 GroupSource = Callable[[Any, int, int], list[ScoredGroup]]
 """(model, version, n) → n scored groups: draws prompts, samples with ``model``, scores."""
@@ -84,6 +87,42 @@ class RolloutWorker(threading.Thread):
     def close(self) -> None:
         self.stop.set()
         self.join(timeout=60)
+
+
+class AsyncRollouts:
+    """The rollout worker and its queue, seen from the trainer: fresh groups to take, weights
+    to push, and (``owned``) the executor of the worker's own pool to close at the end."""
+
+    def __init__(
+        self,
+        model: Any,
+        version: int,
+        groups: GroupSource,
+        settings: AsyncConfig,
+        *,
+        n: int,
+        owned: Executor | None = None,
+    ) -> None:
+        self.settings = settings
+        self.owned = owned
+        self.queue: queue.Queue[ScoredGroup | BaseException] = queue.Queue(settings.queue_size)
+        self.worker = RolloutWorker(model, version, groups, n, self.queue)
+        self.worker.start()
+
+    def take(self, n: int, version: int) -> tuple[list[ScoredGroup], list[ScoredGroup]]:
+        """(fresh, stale): ``n`` groups within ``max_staleness`` of ``version``, and those
+        dropped for being older."""
+        return take_fresh(self.queue, n, version, self.settings.max_staleness)
+
+    def push(self, version: int, model: Any) -> None:
+        """Every ``push_every`` versions, the trainer's weights to the worker."""
+        if version % self.settings.push_every == 0:
+            self.worker.push(version, state_copy(model))
+
+    def close(self) -> None:
+        self.worker.close()
+        if self.owned is not None:
+            self.owned.close()
 
 
 def take_fresh(

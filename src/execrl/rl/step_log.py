@@ -108,6 +108,20 @@ def summary_line(row: Mapping[str, Any], steps: int) -> str:
     )
 
 
+def write_step(
+    run: Path,
+    outcome: StepOutcome,
+    stats: Any,
+    seconds: tuple[float, float],
+    monitor: StepMonitor,
+) -> dict[str, Any]:
+    """Append the step's metrics row and rollout rows to the run's files; returns the row."""
+    row = metrics_row(outcome, stats, seconds, monitor)
+    append_jsonl(run / "metrics.jsonl", [row])
+    append_jsonl(run / "rollouts.jsonl", rollout_rows(outcome))
+    return row
+
+
 def append_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
     with path.open("a", encoding="utf-8") as fh:
         fh.writelines(json.dumps(row) + "\n" for row in rows)

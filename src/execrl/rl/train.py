@@ -4,42 +4,38 @@
         ▲                                                                     │
         └──── weights (every K steps, async) ◀── AdamW ◀── clipped surrogate ◀┘
 
-The config first (:class:`TrainConfig`; its sections in ``rl/config.py``, named presets in
-``rl/configs/``), then :class:`Trainer`, whose :meth:`Trainer.step` is one step in phases —
-sample, execute, reward, advantages, loss, log. The pieces it calls: ``rl/policy.py`` (model
-loading and sampling), ``rl/prompts.py`` and ``rl/curriculum.py`` (which prompts),
-``rl/rollouts.py`` (single- or multi-turn rollouts, scored by ``rl/scorers.py``),
-``rl/update.py`` (the Learner: log-probs from ``rl/logprobs.py``, the clipped surrogate, KL),
-``rl/rollout_worker.py`` (async mode) and ``rl/checkpoint.py``.
-
-Each step appends one line to ``metrics.jsonl`` and every rollout to ``rollouts.jsonl``.
+:class:`TrainConfig` (sections in ``rl/config.py``, presets in ``rl/configs/``), then
+:meth:`Trainer.step`: one step in phases — sample, execute, reward, advantages, loss, log. The
+pieces: ``policy`` (model, sampling), ``prompts``/``curriculum`` (which prompts), ``rollouts``
+(scored by ``scorers``), ``update`` (the Learner; ``logprobs``), ``rollout_worker`` (async),
+``checkpoint``, ``step_log`` (metrics.jsonl, rollouts.jsonl), ``evaluation`` (held-out pass@1).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import queue
 import random
 import threading
 import time
 from collections.abc import Callable, Collection, Sequence
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 import yaml
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, model_validator
 from rich.progress import Progress
 
-from execrl.errors import UsageError
 from execrl.rl.advantages import ESTIMATORS, batch_advantages
-from execrl.rl.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
+from execrl.rl.checkpoint import latest_checkpoint, restore, save_checkpoint, trainer_state
 from execrl.rl.config import (
     AsyncConfig,
     DataConfig,
     EvalConfig,
+    ExecutorSpecText,
     LossConfig,
     OptimConfig,
     PolicyConfig,
@@ -51,12 +47,12 @@ from execrl.rl.config import (
 )
 from execrl.rl.evaluation import heldout_pass_at_1
 from execrl.rl.generation import train_stack
-from execrl.rl.policy import load_policy, state_copy, threads
+from execrl.rl.policy import load_policy, threads
 from execrl.rl.prompts import SELECTORS, split_ids
-from execrl.rl.rollout_worker import RolloutWorker, take_fresh
+from execrl.rl.rollout_worker import AsyncRollouts
 from execrl.rl.rollouts import ROLLOUTS, Sampler, ScoredGroup, fill_batch
 from execrl.rl.scorers import SCORERS, ProgramScorer
-from execrl.rl.step_log import StepOutcome, append_jsonl, metrics_row, rollout_rows, summary_line
+from execrl.rl.step_log import StepOutcome, summary_line, write_step
 from execrl.rl.train_report import write_training_report
 from execrl.sandbox.protocol import Executor
 from execrl.service.fallback import StepMonitor
@@ -104,22 +100,13 @@ class TrainConfig(Strict):
     workers: int | None = Field(default=None, ge=1)
     """Sandbox workers this process starts: the local pool's, or each Ray node's (default:
     one per core). A server runs its own, so it is not set with a server URL."""
-    executor: str | None = None
+    executor: ExecutorSpecText = None
     """Where the programs run when no executor object is given to the Trainer: None or
     ``local`` (a sandbox pool on this machine), ``http://host:port[,http://...]`` (the
     ``execrl serve`` servers, through RemoteExecutor), ``ray`` / ``ray:HOST:PORT`` /
     ``ray://HOST:PORT`` (a Ray cluster); see ``execrl.service.open``. CLI: ``--executor``."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    @field_validator("executor")
-    @classmethod
-    def _known_executor(cls, spec: str | None) -> str | None:
-        try:
-            parse_executor_spec(spec)
-        except UsageError as exc:
-            raise ValueError(str(exc)) from None
-        return spec
 
     @model_validator(mode="after")
     def _consistent(self) -> TrainConfig:
@@ -141,11 +128,9 @@ def load_config(
     path: str | Path | None = None,
     overrides: Sequence[str] = (),
 ) -> TrainConfig:
-    """A preset, then a YAML file on top of it, then ``key.sub=value`` overrides (YAML values).
-
-    Everything is checked here, before any model loads: the settings against
-    :class:`TrainConfig`, and the environment, reward and solver-reward specs by building them
-    (a ConfigError names the file, the override or the setting, and the value)."""
+    """A preset, then a YAML file on top, then ``key.sub=value`` overrides, checked before any
+    model loads: the settings, and the env, reward and solver-reward specs by building them (a
+    ConfigError names the file, the override or the setting, and the value)."""
     config = validated(TrainConfig, read_settings(preset, path, overrides))
     check_reward_specs(config.reward)
     return config
@@ -156,16 +141,13 @@ def load_config(
 Advantages = Callable[[Sequence[ScoredGroup]], list[list[float | None]]]
 
 
-def _estimated(name: str) -> Advantages:
-    def estimate(groups: Sequence[ScoredGroup]) -> list[list[float | None]]:
-        lengths = [[len(x.completion_ids) for x in g.samples] for g in groups]
-        return batch_advantages(name, [g.scores.rewards for g in groups], lengths)
-
-    return estimate
+def _estimated(name: str, groups: Sequence[ScoredGroup]) -> list[list[float | None]]:
+    lengths = [[len(x.completion_ids) for x in g.samples] for g in groups]
+    return batch_advantages(name, [g.scores.rewards for g in groups], lengths)
 
 
 ADVANTAGES: dict[str, Advantages] = {
-    **{name: _estimated(name) for name in ESTIMATORS},  # group-relative, over the batch
+    **{name: partial(_estimated, name) for name in ESTIMATORS},  # group-relative, over a batch
     # dense: the scorer's A(i, t); reinforce_pp: per token, in the update, after the KL pass
     "dense": lambda groups: [g.scores.advantages or [None] * len(g.samples) for g in groups],
     "reinforce_pp": lambda groups: [[None] * len(g.samples) for g in groups],
@@ -174,9 +156,8 @@ ADVANTAGES: dict[str, Advantages] = {
 
 
 def _update_module() -> ModuleType:
-    """``execrl.rl.update`` (the Learner and its rows), imported when a Trainer starts: it
-    imports torch, an optional extra that is slow to import, and ``load_config`` (``execrl
-    train --show-config``) must run without it; ``train_stack`` gives the install hint first."""
+    """``execrl.rl.update``, imported when a Trainer starts: it imports torch, an optional extra
+    that ``load_config`` (``execrl train --show-config``) must not need."""
     train_stack()
     import execrl.rl.update as update
 
@@ -229,7 +210,7 @@ class Trainer:
         """Prompts drawn so far: every sampling call's seed comes from it."""
         self._draw_lock = threading.Lock()  # the async worker draws from its own thread
         self._groups = self._sample_now  # async mode: fresh groups from the worker's queue
-        self._worker: RolloutWorker | None = None
+        self._worker: AsyncRollouts | None = None
 
     def _start(self, config: TrainConfig) -> None:
         """Seed every generator, load the policy, the learner and the prompt selector."""
@@ -238,9 +219,8 @@ class Trainer:
         random.seed(config.seed)
         np.random.seed(config.seed)
         torch.manual_seed(config.seed)
-        torch.set_num_threads(
-            config.policy.threads or (1 if config.async_.enabled else os.cpu_count())
-        )
+        sampling = config.policy.threads or (1 if config.async_.enabled else os.cpu_count())
+        torch.set_num_threads(sampling)  # (the update sets its own, optim.threads)
         model, self.tokenizer = load_policy(config.policy)
         self.learner = self._update.Learner(config, model, self.tokenizer)
         self.stream = SELECTORS[config.data.selection](config.data, self.train_ids, config.seed)
@@ -295,16 +275,15 @@ class Trainer:
         else:
             self.learner.version += 1  # the step counts
         t_update = time.perf_counter() - t1
-        if self._worker is not None and self.learner.version % cfg.async_.push_every == 0:
-            self._worker.push(self.learner.version, state_copy(self.learner.model))
+        if self._worker is not None:
+            self._worker.push(self.learner.version, self.learner.model)
         # -- log: over every group drawn (the policy's reward), the update's loss and KL
         by_group = dict(zip(kept, advantages, strict=True))
         outcome = StepOutcome(self.learner.version, drawn, by_group, len(stale), rounds, updated)
-        row = metrics_row(outcome, stats, (t_rollout, t_update), self.monitor)
-        self.history.append(row)
-        append_jsonl(self.out / "metrics.jsonl", [row])
-        append_jsonl(self.out / "rollouts.jsonl", rollout_rows(outcome))
-        self.log(summary_line(row, cfg.steps))
+        self.history.append(
+            write_step(self.out, outcome, stats, (t_rollout, t_update), self.monitor)
+        )
+        self.log(summary_line(self.history[-1], cfg.steps))
 
     def _sample_now(self, n: int, exclude: Collection[str]) -> tuple[list[ScoredGroup], list]:
         """Sync mode: ``n`` groups sampled by the current weights (none is ever stale)."""
@@ -339,47 +318,33 @@ class Trainer:
         """Async: a rollout worker with its own weights feeding a bounded queue, from which
         each step takes fresh groups. An executor given to the trainer runs the worker's
         programs too (the caller chose it for every program); otherwise it gets its own."""
-        cfg = self.config
-        executor = self.executor
+        cfg, owned = self.config, None
         if self._own_executor:
-            executor = self.Scorer.open_executor(cfg.executor, cfg.workers)
-        self.worker_scorer = self.Scorer(cfg.reward, self.problems, executor)
-        groups_in: queue.Queue = queue.Queue(maxsize=cfg.async_.queue_size)
+            owned = self.Scorer.open_executor(cfg.executor, cfg.workers)
+        self.worker_scorer = self.Scorer(cfg.reward, self.problems, owned or self.executor)
 
         def draw(model: Any, version: int, n: int) -> list[ScoredGroup]:
             return self._draw(model, version, n, (), self.worker_scorer, record_logps=True)
 
-        self._worker = RolloutWorker(
-            self.learner.model, self.learner.version, draw, cfg.prompts_per_step, groups_in
+        model, version = self.learner.model, self.learner.version
+        self._worker = AsyncRollouts(
+            model, version, draw, cfg.async_, n=cfg.prompts_per_step, owned=owned
         )
-        self._groups = lambda n, exclude: take_fresh(
-            groups_in, n, self.learner.version, cfg.async_.max_staleness
-        )
-        self._worker.start()
+        self._groups = lambda n, exclude: self._worker.take(n, self.learner.version)
 
     def _stop_worker(self) -> None:
         if self._worker is not None:
             self._worker.close()
-            if self.worker_scorer.executor is not self.executor:
-                self.worker_scorer.executor.close()
             self._worker, self._groups = None, self._sample_now
 
     def evaluate(self, label: str) -> dict[str, Any]:
         """pass@1 on the held-out problems (``rl/evaluation.py``), labelled."""
-        cfg, model = self.config, self.learner.model
-        seed = cfg.seed * 104729 + (0 if label == "before" else 1)
-        result = heldout_pass_at_1(
-            model,
-            self.tokenizer,
-            self.scorer,
-            self.eval_ids,
-            policy=cfg.policy,
-            config=cfg.eval,
-            seed=seed,
-        )
+        seed = self.config.seed * 104729 + (0 if label == "before" else 1)
+        model, scorer, ids = self.learner.model, self.scorer, self.eval_ids
+        result = heldout_pass_at_1(model, self.tokenizer, scorer, ids, self.config, seed=seed)
         self.log(
             f"{label}: pass@1 {result['pass_at_1']:.3f} ± {result['stderr']:.3f} "
-            f"on {len(self.eval_ids)} held-out problems"
+            f"on {len(ids)} held-out problems"
         )
         return {"label": label, "step": self.learner.version, **result}
 
@@ -389,26 +354,16 @@ class Trainer:
 
     def save_checkpoint(self) -> Path:
         """Weights (or the adapter), optimizer, step, prompt-selector state and logs."""
-        state = {
-            "optimizer": self.learner.optimizer.state_dict(),
-            "version": self.learner.version,
-            "selector": self.stream.state_dict(),
-            "draws": self.draws,
-            "history": self.history,
-            "evaluations": self.evaluations,
-        }
-        model, version = self.learner.model, self.learner.version
-        return save_checkpoint(self.out, version, model, self.tokenizer, state)
+        learner = self.learner
+        state = trainer_state(learner, self.stream, self.draws, self.history, self.evaluations)
+        return save_checkpoint(self.out, learner.version, learner.model, self.tokenizer, state)
 
     def load_checkpoint(self, folder: str | Path | None = None) -> None:
         """Restore weights, optimizer, step, prompt selection and logs from a checkpoint
         (default: the run's latest), so the run continues exactly."""
         folder = Path(folder) if folder is not None else latest_checkpoint(self.out)
         lora = self.config.policy.lora is not None
-        state = load_checkpoint(folder, self.learner.model, lora=lora)
-        self.learner.optimizer.load_state_dict(state["optimizer"])
-        self.learner.version = state["version"]
-        self.stream.load_state_dict(state["selector"])
+        state = restore(folder, self.learner, self.stream, lora=lora)
         self.draws, self.history = state["draws"], state["history"]
         self.evaluations = state["evaluations"]
         (self.out / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in self.history))
