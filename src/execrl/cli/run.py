@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from pydantic import ValidationError
 from rich.table import Table
+from rich.text import Text
 
 from execrl.cli._common import (
     EXIT_CHECK_FAILED,
@@ -19,21 +19,21 @@ from execrl.cli._common import (
     check_range,
     console,
     executor_spec,
-    fmt_ms,
     open_executor_from_args,
+    print_table,
     read_text_file,
     require_counting,
     safe_markup,
-    safe_text,
     sandbox_config,
 )
-from execrl.errors import DataError, LoaderError, UsageError
+from execrl.errors import LoaderError, UsageError
 from execrl.problems.io import BUNDLED, FORMATS, load_problem
-from execrl.problems.models import Problem, StdioTest, TestCase, TestGroup
+from execrl.problems.models import StdioTest, TestGroup
 from execrl.sandbox.counting import valgrind_status
-from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
+from execrl.sandbox.executor import LocalExecutor
 from execrl.sandbox.isolation import PROTECTIONS, SandboxConfig, probe
-from execrl.sandbox.limits import MAX_REPEATS, TIMING_UNITS, ExecutionOptions, is_counted
+from execrl.sandbox.limits import MAX_REPEATS, ExecutionOptions
+from execrl.sandbox.problem_runs import problem_request, problem_tests, record_table
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -95,75 +95,31 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not args.program.is_file():
         raise LoaderError(f"{args.program}: no such program file")
     program = read_text_file(args.program, "program")
-    tests = in_suite_order(problem.tests_in(*(args.group or [])))
-    if not tests:
-        which = f"{' or '.join(args.group)} " if args.group else ""
-        counts = ", ".join(f"{g.value} {len(problem.tests_in(g))}" for g in TestGroup)
-        raise UsageError(f"{problem.id} has no {which}tests to run (its tests: {counts})")
+    tests = problem_tests(problem, args.group or ())
     options = ExecutionOptions(
         repeats=args.repeats, timing=args.timing, stop_at_first_failure=args.stop_at_first_failure
     )
-    request = request_for(problem, program, tests, options, args.program.name)
+    request = problem_request(problem, program, tests, options, args.program.name)
     config = sandbox_config(args, strict=not args.unsafe_degraded)
-    groups = {t.id: t.group.value for t in problem.tests}
     with open_executor_from_args(args, default_workers=1, config=config) as executor:
         record = executor.execute(request)
-    table = Table(title=f"{args.program.name} on {problem.id}", title_justify="left")
     limits = record.limits or request.limits.resolved()
     console.print(
         f"limits: CPU {limits.cpu_time_s:g} s, wall-clock {limits.wall_time_s:g} s, "
         f"memory {limits.memory_mb} MB",
         highlight=False,
     )
-    counted = is_counted(request.options.timing)
-    unit = TIMING_UNITS[request.options.timing]
-    columns = ("test", "group", "verdict", "cpu ms", "wall ms", *([unit] if counted else ()))
-    for col in (*columns, "detail"):
-        table.add_column(col, justify="right" if col in ("cpu ms", "wall ms", unit) else "left")
-    for r in record.results:
-        colour = "green" if r.passed else "red"
-        count = r.duration_s(request.options.timing) if counted else None
-        table.add_row(
-            safe_text(r.test_id),
-            groups[r.test_id],
-            f"[{colour}]{r.status.value}[/]",
-            fmt_ms(r.cpu_s),
-            fmt_ms(r.wall_s),
-            *([f"{count:,.0f}" if r.passed else "—"] if counted else ()),
-            safe_text(r.detail),  # the program's own words (stderr, output): text, not markup
-        )
-    console.print(table)
+    header, rows = record_table(record, problem, request.options.timing)
+    for row, result in zip(rows, record.results, strict=True):
+        row[2] = Text(row[2], style="green" if result.passed else "red")
+    title = f"{args.program.name} on {problem.id}"
+    print_table(header, rows, title=title, align="lllrrl" if len(header) == 6 else "lllrrrl")
     passed = sum(r.passed for r in record.results)
     console.print(
         f"{passed}/{len(record.results)} passed · isolation: {', '.join(record.isolation)}",
         highlight=False,
     )
     return EXIT_OK if record.all_passed else EXIT_CHECK_FAILED
-
-
-def in_suite_order(tests: list[TestCase]) -> list[TestCase]:
-    """Original, then extra, then optimization tests (as ``problems show`` and the docs list
-    them), each group in the problem's own order."""
-    order = {group: i for i, group in enumerate(TestGroup)}
-    return sorted(tests, key=lambda t: order[t.group])
-
-
-def request_for(
-    problem: Problem, program: str, tests: list[TestCase], options: ExecutionOptions, name: str
-) -> ExecutionRequest:
-    """The request, with a problem whose limits the sandbox cannot take (a time limit over
-    its maximum) reported as that problem's data error."""
-    try:
-        return ExecutionRequest.for_problem(
-            problem, program, tests=tests, options=options, program_name=name
-        )
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"])
-        raise DataError(
-            f"{problem.id}: its limits cannot be used ({field}: {first['msg']}, got "
-            f"{first.get('input')!r}); fix the problem's time_limit_s / memory_limit_mb"
-        ) from None
 
 
 def counting_line() -> bool:
