@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 
 from execrl.cli.main import main
+from execrl.errors import UsageError
 from execrl.evaluate import (
     EvalFolder,
+    MetricOptions,
     ModelInfo,
     ReplaySettings,
     campaign_requests,
@@ -24,9 +26,11 @@ from execrl.evaluate import (
     replay,
     run_campaign,
     samples_from_programs,
+    write_report,
 )
 from execrl.evaluate.folder import ManifestEntry
 from execrl.evaluate.replay import with_campaign_durations
+from execrl.evaluate.summary import ModelTally, failing_reference_runs, model_tallies
 from execrl.problems import load_problems
 from execrl.rewards import Group, rescore, score_batch
 from execrl.sandbox.records import program_sha256
@@ -272,3 +276,47 @@ def test_eval_errors_are_one_line_exit_2(built_sum_problem_dir: Path, tmp_path: 
     assert len(data.problems["sum-list"].optimization_tests) == 1
     assert all(len(r.results) == 1 for refs in data.references.values() for r in refs.values())
     assert program_sha256(LOOP) == data.samples[0].record.program_sha256
+
+
+def test_write_report_is_the_metrics_of_the_records(campaign_dir: Path, tmp_path: Path):
+    """The library's report: metrics.json holds exactly what evaluate() computes from the
+    stored records, the default pass@10 is left out with a note (3 samples per problem), and
+    the degenerate-group ratios are there for each reward."""
+    report = write_report(campaign_dir, tmp_path / "report")
+    data = load_eval(campaign_dir)
+    expected = evaluate(replay(data), ks=(1,), baseline="fast")
+    document = json.loads(report.metrics_path.read_text())
+    assert document["all"] == json.loads(json.dumps(expected.to_dict()))
+    assert set(document["by_difficulty"]) == {data.problems["sum-list"].difficulty}
+    assert document["settings"] == ReplaySettings().model_dump(mode="json")
+    assert set(document["degenerate_group_ratio"]) == {
+        "correctness @ qp(p=0.3)",
+        "collapsed @ qp(p=0.3)",
+    }
+    assert report.metrics.ks == (1,) and report.metrics.baseline == "fast"
+    assert report.notes == [
+        "pass@10 left out: at most 3 conclusive samples per problem (sample with --n 10 or "
+        "more for it)"
+    ]
+    assert report.page == tmp_path / "report" / "index.html" and report.page.is_file()
+
+
+def test_write_report_refuses_an_asked_for_k_without_samples(campaign_dir: Path, tmp_path):
+    with pytest.raises(UsageError, match="at most 3"):
+        write_report(campaign_dir, tmp_path, options=MetricOptions(ks=(5,), ks_given=True))
+    with pytest.raises(UsageError, match="unknown baseline model 'nope'"):
+        write_report(campaign_dir, tmp_path, options=MetricOptions(baseline="nope"))
+
+
+def test_model_tallies_count_what_ran(campaign_dir: Path):
+    data = load_eval(campaign_dir)
+    # fast: builtin and loop strictly correct, drops-last fails an optimization test;
+    # slow: slow-but-correct and loop strictly correct, print(0) wrong
+    assert model_tallies(data) == [ModelTally("fast", 3, 2, 0), ModelTally("slow", 3, 2, 0)]
+    assert failing_reference_runs(data) == 0
+
+
+def test_report_command_builds_an_evaluation_report(campaign_dir: Path, capsys):
+    assert main(["report", str(campaign_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "evaluation" in out and (campaign_dir / "report" / "metrics.json").is_file()

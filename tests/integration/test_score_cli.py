@@ -4,12 +4,16 @@ entry point and the real sandbox, on a bundled problem with small inputs."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from execrl.cli.main import main
 from execrl.problems import load_bundled
+from execrl.sandbox.machine import MachineFingerprint
+from execrl.sandbox.records import Status
+from execrl.timing.store import Campaign, CampaignInfo, DurationStore, ExecutorSettings, Measurement
 
 PROBLEM = "edit-distance"
 """Small optimization inputs: its references' durations are measured in ~15 s on 2 cores."""
@@ -87,36 +91,54 @@ def test_jsonl_completions_under_qp_with_measured_references(references, tmp_pat
         assert row["c_cor"] == 1  # the fences were stripped: both programs are correct
         assert row["ranked_tests"] == 20 and row["q_dur"] is not None  # measured references
         assert row["environment"] == "qp(p=0.5)" and row["references"] == "measure"
-    # the measured durations are saved next to the scores, for every correct reference
-    saved = json.loads((tmp_path / "scores.references.json").read_text())
+    # the measured durations are saved next to the scores as a timing-store campaign
+    campaign = DurationStore(tmp_path / "scores.references").load()
     (problem,) = load_bundled([PROBLEM])
     correct = {r.name for r in problem.references if r.label == "correct"}
-    assert saved["timing"] == "cpu" and set(saved["durations_s"][PROBLEM]) == correct
-    fastest = saved["durations_s"][PROBLEM][CORRECT]
+    assert campaign.timing == "cpu" and campaign.info.problems == [PROBLEM]
+    assert campaign.info.settings.reruns == 1
+    durations = campaign.durations("cpu", cap_s=problem.time_limit_s)[PROBLEM]
+    assert set(durations) == correct
+    fastest = durations[CORRECT]
     assert len(fastest) == 20 and all(0 < s < problem.time_limit_s for s in fastest.values())
+
+
+def saved_campaign(folder: Path, seconds: float) -> Path:
+    """A campaign file in which every correct reference took ``seconds`` on every test."""
+    (problem,) = load_bundled([PROBLEM])
+    info = CampaignInfo(
+        id=f"20260101-000000-{folder.name}",
+        created_at=datetime(2026, 1, 1, tzinfo=UTC),
+        machine=MachineFingerprint.current(),
+        settings=ExecutorSettings(),
+        problems=[PROBLEM],
+    )
+    measurements = [
+        Measurement(
+            problem_id=PROBLEM,
+            test_id=t.id,
+            reference=ref.name,
+            statuses=[Status.SUCCESS],
+            cpu_s=[seconds],
+            wall_s=[seconds],
+        )
+        for ref in problem.references
+        if ref.label == "correct"
+        for t in problem.optimization_tests
+    ]
+    return DurationStore(folder).save(Campaign(info=info, measurements=measurements))
 
 
 def test_saved_reference_durations_are_reused_exactly(references, tmp_path: Path):
     """--references FILE scores against the saved durations, not new ones: with every
     reference saved as impossibly fast, a correct program is last on every test (q_dur = 1)
     and fails the QP gate; with them impossibly slow it is first (q_dur = 0)."""
-    (problem,) = load_bundled([PROBLEM])
     program = tmp_path / "p.py"
     program.write_text(references[CORRECT])
     got = {}
     # (slow: above the cap, yet seconds: above 600 s, the largest limit, a duration is a count)
     for label, seconds in (("fast", 1e-9), ("slow", 5e2)):
-        durations = {
-            ref.name: {t.id: seconds for t in problem.optimization_tests}
-            for ref in problem.references
-            if ref.label == "correct"
-        }
-        saved = tmp_path / f"{label}.references.json"
-        saved.write_text(
-            json.dumps(
-                {"format": "execrl-reference-durations/1", "durations_s": {PROBLEM: durations}}
-            )
-        )
+        saved = saved_campaign(tmp_path / label, seconds)
         out = tmp_path / f"{label}.jsonl"
         args = ["--id", PROBLEM, "--programs", str(program), "--env", "qar", "--out", str(out)]
         assert score(*args, "--references", str(saved)) == 0
@@ -124,6 +146,25 @@ def test_saved_reference_durations_are_reused_exactly(references, tmp_path: Path
         assert row["references"] == str(saved) and row["ranked_tests"] == 20
         got[label] = row["q_dur"]
     assert got == {"fast": 1.0, "slow": 0.0}
+    # a timing store folder stands for its latest campaign
+    out = tmp_path / "folder.jsonl"
+    args = ["--id", PROBLEM, "--programs", str(program), "--env", "qar", "--out", str(out)]
+    assert score(*args, "--references", str(tmp_path / "fast")) == 0
+    assert [row["q_dur"] for row in rows(out)] == [1.0]
+
+
+def test_old_reference_durations_file_says_how_to_measure_again(tmp_path, capsys):
+    saved = tmp_path / "old.references.json"
+    saved.write_text(json.dumps({"format": "execrl-reference-durations/1", "durations_s": {}}))
+    program = tmp_path / "p.py"
+    program.write_text("print(0)\n")
+    args = ["--id", PROBLEM, "--programs", str(program), "--env", "qar"]
+    code = score(*args, "--references", str(saved), "--out", str(tmp_path / "out.jsonl"))
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert f"LoaderError: {saved}: reference durations in the old" in err
+    assert "--references measure" in err and "execrl timing campaign" in err
+    assert not (tmp_path / "out.jsonl").exists()
 
 
 def test_list_presets(capsys):

@@ -80,10 +80,8 @@ def text_lines(path: Path) -> list[str]:
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error):
-            raise LoaderError(f"{path}: not a gzip file (or cut short)") from None
+            raise LoaderError(f"{path}: cannot read it (not a gzip file, or cut short)") from None
     try:
         return raw.decode("utf-8-sig").split("\n")
     except UnicodeDecodeError as exc:
-        raise LoaderError(
-            f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); re-encode it as UTF-8"
-        ) from None
+        raise LoaderError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None

@@ -12,7 +12,7 @@ import pytest
 
 import execrl
 from execrl.cli.main import main
-from execrl.cli.score import DURATIONS_FORMAT
+from execrl.timing.measured import OLD_FORMAT as DURATIONS_FORMAT
 from execrl.problems import StdioTest, load_bundled
 from execrl.problems.models import ReferenceLabel
 from execrl.sandbox import ExecutionRecord, Status, TestResult, save_records
