@@ -225,34 +225,6 @@ def test_every_import_follows_the_package_arrows(arrows, imports):
     assert not broken, "imports against docs/architecture.md:\n" + "\n".join(broken)
 
 
-CLI_IMPORTS_IN_FLIGHT = {
-    ("execrl.cli.report", "execrl.cli.main"),
-    ("execrl.cli.simulate", "execrl.cli.timing_campaign"),
-    ("execrl.cli.timing_noise", "execrl.cli.timing_campaign"),
-}
-"""Command-to-command imports being removed while the CLI is made thin (issue 21, item 4)."""
-
-
-def cli_imports_in_flight() -> set[tuple[str, str]]:
-    return {(i.module, i.target) for i in all_imports() if cli_violation(i)}
-
-
-def test_no_cli_module_imports_another_command_beyond_those_in_flight():
-    broken = [
-        v
-        for imp in all_imports()
-        if (v := cli_violation(imp)) and (imp.module, imp.target) not in CLI_IMPORTS_IN_FLIGHT
-    ]
-    assert not broken, "cli modules importing commands:\n" + "\n".join(broken)
-
-
-@pytest.mark.xfail(
-    bool(cli_imports_in_flight()),
-    reason="cli imports of other commands being removed (issue 21, item 4: the CLI thin): "
-    "cli/report.py -> cli.main, cli/simulate.py and cli/timing_noise.py -> "
-    "cli.timing_campaign; this turns green when they land",
-    strict=True,
-)
 def test_no_cli_module_imports_another_command():
     broken = [v for imp in all_imports() if (v := cli_violation(imp))]
     assert not broken, "cli modules importing commands:\n" + "\n".join(broken)
