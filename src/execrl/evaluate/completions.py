@@ -22,6 +22,9 @@ CODE_FIELDS = ("completion", "program", "code")
 """Row fields holding a program, in order of preference; only ``completion`` goes through
 ``extract_code`` (the others are programs already)."""
 
+COMPLETION_FILES = (".jsonl", ".jsonl.gz")
+"""The names a completions file ends in."""
+
 ROW_NEEDS = "each row needs a 'problem_id' and a 'completion' (or 'program' / 'code') string"
 
 

@@ -10,11 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from execrl.errors import DataError, LoaderError
-from execrl.evaluate.completions import read_completions
+from execrl.evaluate.completions import COMPLETION_FILES, read_completions
 from execrl.problems.io import BUNDLED, load_problem, load_problems, select_problems
 from execrl.problems.models import Problem
-
-COMPLETION_FILES = (".jsonl", ".jsonl.gz")
 
 
 @dataclass(frozen=True)

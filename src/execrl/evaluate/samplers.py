@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from execrl.errors import ExecrlError
+from execrl.evaluate.completions import COMPLETION_FILES
 from execrl.evaluate.folder import ModelInfo
 from execrl.evaluate.sampling import PolicySampler, Sampler
 from execrl.integrations.openai import OpenAIChatClient
@@ -23,7 +24,6 @@ LOCAL = "local"
 """The spec of the bundled SmolLM2-135M."""
 LOCAL_LABEL = "smollm2-135m"
 """The label the bundled model's samples are stored under unless one is given."""
-COMPLETION_FILES = (".jsonl", ".jsonl.gz")
 
 
 @dataclass(frozen=True)
