@@ -7,14 +7,14 @@ import argparse
 import math
 from pathlib import Path
 
-from execrl.cli._common import (
+from execrl.cli._executor import (
     add_executor_argument,
     add_sandbox_arguments,
     executor_spec,
     open_executor_from_args,
     sandbox_config,
-    writable_file,
 )
+from execrl.cli._files import writable_file
 from execrl.errors import UsageError
 from execrl.problems.optim import BUNDLED, OPTIM_FORMATS
 from execrl.report import pyplot

@@ -11,17 +11,19 @@ from rich.text import Text
 from execrl.cli._common import (
     EXIT_CHECK_FAILED,
     EXIT_OK,
-    add_executor_argument,
-    add_jobs_argument,
-    add_sandbox_arguments,
     add_source_arguments,
     console,
-    executor_spec,
-    jobs,
-    open_executor_from_args,
     print_table,
     safe_markup,
     safe_text,
+)
+from execrl.cli._executor import (
+    add_executor_argument,
+    add_jobs_argument,
+    add_sandbox_arguments,
+    executor_spec,
+    jobs,
+    open_executor_from_args,
     sandbox_config,
 )
 from execrl.datagen import checking

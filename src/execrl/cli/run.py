@@ -13,19 +13,21 @@ from execrl.cli._common import (
     EXIT_EXECRL_FAILED,
     EXIT_OK,
     TIMING_HELP,
-    add_executor_argument,
-    add_sandbox_arguments,
     add_timing_argument,
     check_range,
     console,
-    executor_spec,
-    open_executor_from_args,
     print_table,
-    read_text_file,
     require_counting,
     safe_markup,
+)
+from execrl.cli._executor import (
+    add_executor_argument,
+    add_sandbox_arguments,
+    executor_spec,
+    open_executor_from_args,
     sandbox_config,
 )
+from execrl.cli._files import read_text_file
 from execrl.errors import LoaderError, UsageError
 from execrl.problems.io import BUNDLED, FORMATS, load_problem
 from execrl.problems.models import StdioTest, TestGroup

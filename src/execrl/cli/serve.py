@@ -6,14 +6,9 @@ import argparse
 import os
 from pathlib import Path
 
-from execrl.cli._common import (
-    EXIT_OK,
-    MAX_JOBS,
-    add_sandbox_arguments,
-    check_range,
-    sandbox_config,
-    writable_file,
-)
+from execrl.cli._common import EXIT_OK, check_range
+from execrl.cli._executor import MAX_JOBS, add_sandbox_arguments, sandbox_config
+from execrl.cli._files import writable_file
 from execrl.errors import UsageError
 
 TOKEN_ENV = "EXECRL_SERVICE_TOKEN"  # = execrl.service.wire.TOKEN_ENV (wire needs the extra)

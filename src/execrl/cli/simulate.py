@@ -15,35 +15,19 @@ import argparse
 from datetime import UTC, datetime
 from pathlib import Path
 
-from execrl.cli._common import (
-    EXIT_OK,
-    STORE_HELP,
-    add_count_rate_argument,
-    add_source_arguments,
-    add_timing_argument,
-    console,
-    open_store,
-    print_table,
+from execrl.cli._common import EXIT_OK, console, print_table
+from execrl.cli._simulate_options import (
+    add_simulate_arguments,
+    calibration_of,
+    load_source,
+    schedule_of,
 )
 from execrl.errors import ExecrlError
-from execrl.problems.io import load_problems, select_problems
-from execrl.problems.models import Problem
-from execrl.simulate.diagnostics import DEFAULT_WINDOW
 from execrl.simulate.grid import FAMILIES, REWARD_SHAPES, environment_grid
 from execrl.simulate.report import write_simulation_report, write_sweep_report
-from execrl.simulate.runs import StoredRuns
-from execrl.simulate.schedule import Schedule
 from execrl.simulate.simulation import simulate
-from execrl.simulate.sources import (
-    describe_schedule,
-    load_stored_runs,
-    load_synthetic_runs,
-    quality_from_campaign,
-    simulation_table,
-    sweep_table,
-)
+from execrl.simulate.sources import describe_schedule, simulation_table, sweep_table
 from execrl.simulate.sweep import sweep
-from execrl.timing.calibration import CalibrationMap, load_calibration
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -61,7 +45,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         description="Replay every correct reference under each --env × --reward and print "
         "the diagnostics of its curve; --out writes an HTML report with the curves.",
     )
-    _add_common(run)
+    add_simulate_arguments(run)
     run.add_argument(
         "--env",
         action="append",
@@ -90,7 +74,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "degenerate configurations, rank the others and write an HTML report (ranked table, "
         "heatmaps per family, curves) and configurations.csv.",
     )
-    _add_common(grid)
+    add_simulate_arguments(grid)
     grid.add_argument(
         "--families",
         metavar="LIST",
@@ -106,92 +90,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     grid.set_defaults(handler=cmd_sweep)
 
 
-def _add_common(p: argparse.ArgumentParser) -> None:
-    add_source_arguments(p)
-    p.add_argument("--id", action="append", dest="ids", help="only these problem ids (repeatable)")
-    src = p.add_argument_group("stored runs (exactly one)")
-    src.add_argument("--campaign", metavar="ID", help="a timing campaign (id prefix, or latest)")
-    src.add_argument("--records", type=Path, metavar="FILE", help="scoring records (JSONL)")
-    src.add_argument("--synthetic", type=int, metavar="N", help="a synthetic corpus of N problems")
-    p.add_argument(
-        "--quality-campaign",
-        metavar="ID",
-        help="take the quality bands from this campaign (of the same problems) and replay the "
-        "durations of --campaign/--records: ranks not judged on the replayed durations",
-    )
-    p.add_argument("--store", type=Path, metavar="DIR", help=STORE_HELP)
-    p.add_argument("--tests", type=int, default=120, help="synthetic: tests per problem (120)")
-    p.add_argument(
-        "--references", type=int, default=100, help="synthetic: references per problem (100)"
-    )
-    add_timing_argument(p, help="which stored durations to replay")
-    add_count_rate_argument(p)
-    p.add_argument("--calibration", metavar="NAME", help="a calibration map in the store")
-    p.add_argument("--points", type=int, default=21, help="quality points x_i (21)")
-    p.add_argument("--half-width", type=float, help="band half-width (default: tiling bands)")
-    p.add_argument(
-        "--draws", type=int, help="references drawn per problem and point (default: band mean)"
-    )
-    p.add_argument("--seed", type=int, default=0, help="seed for draws and --synthetic (0)")
-    p.add_argument(
-        "--metric",
-        choices=("reward", "pass"),
-        default="reward",
-        help="curve of the mean normalised reward (r+1)/2 (default) or the share with r > 0",
-    )
-    p.add_argument("--window", type=int, default=DEFAULT_WINDOW, help="moving-average window (3)")
-
-
-def load_source(args: argparse.Namespace) -> tuple[StoredRuns, str]:
-    """The stored runs the arguments name, and a one-line description of them."""
-    given = [n for n in ("campaign", "records", "synthetic") if getattr(args, n) is not None]
-    if len(given) != 1:
-        raise ExecrlError(
-            "give the stored runs: exactly one of --campaign ID, --records FILE or --synthetic N"
-            + (f" (got {', '.join('--' + g for g in given)})" if given else "")
-        )
-    if args.synthetic is not None:
-        if args.ids:
-            raise ExecrlError("--id selects problems of SOURCE; a synthetic corpus has its own")
-        return load_synthetic_runs(
-            args.synthetic, tests=args.tests, references=args.references, seed=args.seed
-        )
-    campaign = None
-    if args.campaign is not None:
-        campaign = open_store(args.store).load(None if args.campaign == "latest" else args.campaign)
-    return load_stored_runs(
-        _problems(args), campaign=campaign, records=args.records, timing=args.timing,
-        count_rate=args.count_rate,
-    )  # fmt: skip
-
-
-def _problems(args: argparse.Namespace) -> list[Problem]:
-    return select_problems(load_problems(args.source, format=args.format), args.ids)
-
-
-def _calibration(args: argparse.Namespace) -> CalibrationMap | None:
-    return load_calibration(open_store(args.store), args.calibration) if args.calibration else None
-
-
-def _schedule(args: argparse.Namespace, runs: StoredRuns) -> Schedule:
-    quality = None
-    if args.quality_campaign:
-        if args.synthetic is not None:
-            raise ExecrlError("--quality-campaign needs the runs of a campaign or records")
-        campaign = open_store(args.store).load(args.quality_campaign)
-        quality = quality_from_campaign(
-            _problems(args), campaign, runs, timing=args.timing, count_rate=args.count_rate
-        )
-    return Schedule.build(
-        runs, points=args.points, half_width=args.half_width, draws=args.draws, seed=args.seed,
-        quality=quality,
-    )  # fmt: skip
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     runs, corpus = load_source(args)
-    schedule = _schedule(args, runs)
-    calibration = _calibration(args)
+    schedule = schedule_of(args, runs)
+    calibration = calibration_of(args)
     simulations = [
         simulate(
             runs, env, rew, schedule=schedule, metric=args.metric, window=args.window,
@@ -216,12 +118,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     rewards = [r.strip() for r in args.rewards.split(";")] if args.rewards else None
     grid = environment_grid(families)
     runs, corpus = load_source(args)
-    schedule = _schedule(args, runs)
+    schedule = schedule_of(args, runs)
     out = args.out or Path("runs") / f"simulate-{datetime.now(UTC):%Y%m%d-%H%M%S}"
     quality = f" (quality from {args.quality_campaign})" if args.quality_campaign else ""
     result = sweep(
         runs, grid, rewards or list(REWARD_SHAPES), schedule=schedule, metric=args.metric,
-        window=args.window, calibration=_calibration(args), corpus=corpus + quality,
+        window=args.window, calibration=calibration_of(args), corpus=corpus + quality,
     )  # fmt: skip
     title = (
         f"best {args.top} distinct curves of {len(result.ranked):,} non-degenerate configurations"

@@ -21,15 +21,8 @@ from pathlib import Path
 from rich.markup import escape
 
 from execrl.cli import _solver_options as opts
-from execrl.cli._common import (
-    EXIT_CHECK_FAILED,
-    EXIT_OK,
-    console,
-    print_table,
-    safe_markup,
-    save_json,
-    writable_file,
-)
+from execrl.cli._common import EXIT_CHECK_FAILED, EXIT_OK, console, print_table, safe_markup
+from execrl.cli._files import save_json, writable_file
 from execrl.errors import DataError, LoaderError, UsageError
 from execrl.problems.optim import BUNDLED, OPTIM_FORMATS, load_optim_problems
 from execrl.results import ResultsFile

@@ -20,22 +20,22 @@ from rich.text import Text
 
 from execrl.cli._common import (
     EXIT_OK,
-    MAX_JOBS,
-    STORE_HELP,
     TIMING_HELP,
-    add_executor_argument,
     add_source_arguments,
-    add_timed_jobs_argument,
     add_timing_argument,
     check_range,
-    check_resume,
     console,
-    executor_spec,
-    open_store,
-    open_timed_executor,
     print_table,
     require_counting,
 )
+from execrl.cli._executor import (
+    MAX_JOBS,
+    add_executor_argument,
+    add_timed_jobs_argument,
+    executor_spec,
+    open_timed_executor,
+)
+from execrl.cli._files import STORE_HELP, check_resume, open_store
 from execrl.errors import DataError
 from execrl.problems.io import load_problems, select_problems
 from execrl.sandbox.limits import is_counted

@@ -15,14 +15,12 @@ from pathlib import Path
 from execrl.cli._common import (
     EXIT_CHECK_FAILED,
     EXIT_OK,
-    STORE_HELP,
     add_source_arguments,
     console,
-    open_store,
     print_table,
     require_counting,
-    writable_folder,
 )
+from execrl.cli._files import STORE_HELP, open_store, writable_folder
 from execrl.errors import ExecrlError, UsageError
 from execrl.problems.io import load_problems
 from execrl.timing.calibration import load_calibration

@@ -15,17 +15,14 @@ from pathlib import Path
 from execrl.cli._common import (
     EXIT_CHECK_FAILED,
     EXIT_OK,
-    STORE_HELP,
     TIMING_HELP,
     add_source_arguments,
     add_timing_argument,
     console,
-    open_store,
     print_table,
     require_counting,
-    save_json,
-    writable_file,
 )
+from execrl.cli._files import STORE_HELP, open_store, save_json, writable_file
 from execrl.errors import ExecrlError, UsageError
 from execrl.problems.io import load_problems, select_problems
 from execrl.sandbox.batch import _progress

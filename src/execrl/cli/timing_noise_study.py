@@ -12,7 +12,8 @@ from pathlib import Path
 
 from rich.table import Table
 
-from execrl.cli._common import EXIT_OK, console, writable_folder
+from execrl.cli._common import EXIT_OK, console
+from execrl.cli._files import writable_folder
 from execrl.timing.noise_study import STRUCTURES, NoiseStudy, plot_noise_study, run_noise_study
 
 STRUCTURE_NAMES = {share: name for name, share in STRUCTURES.items()}
