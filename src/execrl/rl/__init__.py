@@ -1,4 +1,7 @@
 """Reinforcement learning: advantage estimators (``advantages``), losses and KL (``losses``),
-rollout generation with local models (``generation``) and the reference trainer
-(``trainer``, with its report in ``train_report``). torch and transformers are imported lazily,
-inside the functions that need them: install them with ``make train-setup``."""
+rollout generation with local models (``generation``), prompt selection and dynamic sampling
+(``curriculum``), and the reference trainer (``train``: the config and the loop, calling
+``policy``, ``prompts``, ``rollouts``, ``scorers``, ``update``, ``logprobs``,
+``rollout_worker``, ``checkpoint``, ``step_log`` and ``evaluation``; its report in
+``train_report``). torch and transformers load on first use (``generation.train_stack``):
+install them with ``make train-setup``."""
