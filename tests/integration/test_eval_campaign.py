@@ -320,3 +320,10 @@ def test_report_command_builds_an_evaluation_report(campaign_dir: Path, capsys):
     assert main(["report", str(campaign_dir)]) == 0
     out = capsys.readouterr().out
     assert "evaluation" in out and (campaign_dir / "report" / "metrics.json").is_file()
+
+
+def test_write_report_checks_its_specs_before_reading_the_folder(tmp_path: Path):
+    with pytest.raises(UsageError, match=r"--env 'qp\(p=2\)': "):
+        write_report(tmp_path / "not-a-folder", env="qp(p=2)")
+    with pytest.raises(UsageError, match="--reward 'nope': "):
+        write_report(tmp_path / "not-a-folder", rewards=["nope"])

@@ -20,7 +20,6 @@ from execrl.cli._common import (
     safe_text,
     writable_folder,
 )
-from execrl.envs.presets import validate_env_spec
 from execrl.errors import ExecrlError, UsageError
 from execrl.evaluate import (
     AXES,
@@ -36,8 +35,7 @@ from execrl.evaluate import (
     write_report,
 )
 from execrl.evaluate.report import pass_table, sweep_table, win_table, write_sweep_report
-from execrl.evaluate.write_report import DEFAULT_ENV, DEFAULT_REWARDS
-from execrl.rewards.compositions import reward
+from execrl.evaluate.write_report import DEFAULT_ENV, DEFAULT_REWARDS, check_report_specs
 
 REPLAY_FLAGS = {"cap_s": "--cap-s", "alpha": "--alpha", "beta": "--beta", "timing": "--timing"}
 REPLAY_FLAGS["count_rate"] = "--count-rate"
@@ -114,7 +112,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     out = writable_folder(args.report or args.folder / "report", "--report")  # before the work
     settings, options = replay_settings(args), metric_options(args, given_ks=args.k)
     rewards = args.reward or list(DEFAULT_REWARDS)
-    check_specs(args.env, rewards)  # before any work
+    check_report_specs(args.env, rewards)  # before any work
     options.estimation(data.models)  # (an unknown --baseline, before the work)
     report = write_report(
         data, out, settings=settings, options=options, env=args.env, rewards=rewards
@@ -187,18 +185,6 @@ def metric_options(args: argparse.Namespace, *, given_ks: str | None = None) -> 
         seed=args.seed,
         level=args.level,
     )
-
-
-def check_specs(env: str, rewards: list[str]) -> None:
-    """Build the environment and rewards named for the degenerate-group ratio."""
-    for flag, build, spec in [
-        ("--env", validate_env_spec, env),
-        *(("--reward", reward, r) for r in rewards),
-    ]:
-        try:
-            build(spec)
-        except ExecrlError as exc:
-            raise UsageError(f"{flag} {spec!r}: {exc}") from None
 
 
 def _csv(values) -> str:

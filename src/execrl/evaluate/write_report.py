@@ -19,7 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from execrl.errors import OutputError, UsageError
+from execrl.envs.presets import validate_env_spec
+from execrl.errors import ExecrlError, OutputError, UsageError
 from execrl.evaluate.metrics import (
     DEFAULT_KS,
     DEFAULT_TAUS,
@@ -30,6 +31,7 @@ from execrl.evaluate.metrics import (
 )
 from execrl.evaluate.replay import EvalData, Replay, ReplaySettings, load_eval, replay
 from execrl.evaluate.report import write_metrics_report
+from execrl.rewards.compositions import reward as build_reward
 
 METRICS_FILE = "metrics.json"
 DEFAULT_ENV = "qp(p=0.3)"
@@ -90,6 +92,7 @@ def write_report(
     as executed) and write ``metrics.json`` and ``index.html`` into ``out`` (default:
     ``<folder>/report``): p_τ pass@k, win rates, bootstrap intervals, the per-difficulty
     breakdown, and the degenerate-group ratio of each of ``rewards`` under ``env``."""
+    check_report_specs(env, rewards)  # (before the folder is read)
     data = folder if isinstance(folder, EvalData) else load_eval(folder)
     out = Path(out) if out is not None else data.path / "report"
     settings = settings or ReplaySettings()
@@ -106,6 +109,19 @@ def write_report(
     metrics_path = _write_json(out / METRICS_FILE, document)
     page = write_metrics_report(scored, metrics, out, breakdown=breakdown, degenerate=degenerate)
     return EvalReport(scored, metrics, breakdown, degenerate, metrics_path, page, notes)
+
+
+def check_report_specs(env: str, rewards: Sequence[str]) -> None:
+    """The environment and rewards of the degenerate-group ratios must build: a UsageError
+    naming the option (``--env``, ``--reward``) and the spec otherwise, before any work."""
+    for flag, build, spec in [
+        ("--env", validate_env_spec, env),
+        *(("--reward", build_reward, r) for r in rewards),
+    ]:
+        try:
+            build(spec)
+        except ExecrlError as exc:
+            raise UsageError(f"{flag} {spec!r}: {exc}") from None
 
 
 def metrics_document(
