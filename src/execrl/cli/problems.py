@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+from contextlib import nullcontext
 from pathlib import Path
 
 from rich.text import Text
@@ -175,32 +176,26 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not problems:
         raise ProblemFormatError(f"{args.source}: holds no problems, so there is nothing to check")
     config = sandbox_config(args)
-    out = ResultsFile(args.out, key=check_key, resume=args.resume) if args.out else None
-    if out is not None and out.resumed:
-        console.print(f"resuming: {out.resumed} references already checked in {args.out}")
+    results = ResultsFile(args.out, key=check_key, resume=args.resume) if args.out else None
     all_ok = True
-    try:
-        with open_executor_from_args(args, workers=workers, config=config) as executor:
-            for problem in problems:
-                rows = check_problem(problem, executor=executor, out=out)
-                print_check_table(problem, rows)
-                for row in rows:
-                    if row.get("issue"):
-                        console.print(f"  [red]FAILED[/]: {safe_markup(row['issue'])}")
-                if not problem.references and problem.tests:
-                    console.print("  no references: nothing to check")
-                all_ok &= problem_ok(rows)
-    finally:
-        if out is not None:
-            out.close()
-    if out is not None:
+    with (
+        results or nullcontext() as out,
+        open_executor_from_args(args, workers=workers, config=config) as executor,
+    ):
+        if out is not None and out.resumed:
+            console.print(f"resuming: {out.resumed} references already checked in {args.out}")
+        for problem in problems:
+            rows = check_problem(problem, executor=executor, out=out)
+            print_check_table(problem, rows)
+            all_ok &= problem_ok(rows)
+    if args.out is not None:
         console.print(f"rows in {args.out}", highlight=False)
     return EXIT_OK if all_ok else EXIT_CHECK_FAILED
 
 
 def print_check_table(problem: Problem, rows: list[dict]) -> None:
-    """Per-reference verdict counts and CPU times on the optimization tests; a reference that
-    did not behave as its label says is marked with a red ✗."""
+    """Per-reference verdict counts and CPU times on the optimization tests (a reference that
+    did not behave as its label says marked with a red ✗), then what kept it from a check."""
     status = "[green]ok[/]" if problem_ok(rows) else "[red]FAILED[/]"
     header, cells = checking.check_table(rows)
     mark = checking.FAILED_MARK
@@ -209,3 +204,8 @@ def print_check_table(problem: Problem, rows: list[dict]) -> None:
             row[0] = Text(mark, style="red") + safe_text(row[0].removeprefix(mark))
     title = f"{safe_markup(problem.id)} ({problem.difficulty}) {status}"
     print_table(header, cells, title=title, align="lllllrrrl")
+    for row in rows:
+        if row.get("issue"):
+            console.print(f"  [red]FAILED[/]: {safe_markup(row['issue'])}")
+    if not problem.references and problem.tests:
+        console.print("  no references: nothing to check")
