@@ -19,7 +19,13 @@ from execrl.evaluate import (
     sample_model,
 )
 from execrl.evaluate.folder import check_label
-from execrl.evaluate.samplers import LOCAL, default_label, is_completions_file, slug
+from execrl.evaluate.samplers import (
+    LOCAL,
+    default_label,
+    is_completions_file,
+    is_endpoint,
+    slug,
+)
 from execrl.integrations.openai import DEFAULT_KEY_VARIABLE, ChatCompletionServer, api_key_from_env
 from execrl.problems.io import FORMATS
 
@@ -93,7 +99,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
         label=args.label,
         replace=args.replace,
         model_name=args.model_name,
-        api_key=api_key_from_env(args.api_key_env) if args.model.startswith("http") else None,
+        api_key=api_key_from_env(args.api_key_env) if is_endpoint(args.model) else None,
     )
     console.print(
         f"{len(sampled.samples)} samples of {sampled.info.label} on {len(sampled.problems)} "

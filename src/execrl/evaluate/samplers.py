@@ -57,6 +57,11 @@ def is_completions_file(spec: str) -> bool:
     return spec.endswith(COMPLETION_FILES)
 
 
+def is_endpoint(spec: str) -> bool:
+    """Whether the spec is an OpenAI-compatible endpoint's base URL."""
+    return spec.startswith(("http://", "https://"))
+
+
 def default_label(spec: str) -> str | None:
     """The label known before anything is opened: the bundled model's; None otherwise."""
     return LOCAL_LABEL if spec == LOCAL else None
@@ -81,7 +86,7 @@ def open_sampler(
     label defaults to one derived from the spec). An endpoint without ``model_name`` must
     list exactly one model (asking it also checks that it answers); a completions file gives
     no sampler. A spec that is none of the four forms is a one-line ExecrlError."""
-    if spec.startswith(("http://", "https://")):
+    if is_endpoint(spec):
         return _endpoint(spec, settings, n=n, label=label, model_name=model_name, key=api_key)
     path = Path(spec)
     if is_completions_file(spec):
