@@ -107,23 +107,20 @@ def cmd_score(args: argparse.Namespace) -> int:
     answers = files.ground_truths(rows, known, responses=args.responses, source=args.problems)
     settings = files.ScoreSettings(args.reward, args.stage, args.answers, args.timeout_s)
     # Opened before any response runs: an unwritable --out fails now, not after the work.
-    out = ResultsFile(args.out, key=files.score_row_key, resume=args.resume) if args.out else None
-    try:
+    results = (
+        ResultsFile(args.out, key=files.score_row_key, resume=args.resume) if args.out else None
+    )
+    with results or nullcontext() as out:
         kept = out.rows if out is not None else []
         files.check_resumed(kept, rows, settings, out=args.out, responses=args.responses)
         if kept:
-            console.print(
-                f"resuming {args.out}: {len(kept)} of {len(rows)} responses already scored",
-                highlight=False,
-            )
+            console.print(f"resuming {args.out}: {len(kept)} of {len(rows)} responses already "
+                          "scored", highlight=False)  # fmt: skip
         todo = files.unscored(rows, out)
         with opts.open_solver_executor(args) if todo else nullcontext() as executor:
             scored = files.score_response_rows(
                 rows, answers, settings, executor=executor, limits=limits, out=out, progress=True
             )
-    finally:
-        if out is not None:
-            out.close()
     print_table(*tables.score_table(scored), align="l", plain=True)
     mean, n = files.mean_reward(scored)
     said = f"mean reward {mean:.3f} over {n} with a reward" if mean is not None else None

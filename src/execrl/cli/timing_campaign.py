@@ -99,10 +99,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_calibrate)
 
 
-# --------------------------------------------------------------------------------------------
-# campaign
-
-
 def cmd_campaign(args: argparse.Namespace) -> int:
     check_range("--reruns", args.reruns, 1, 1000, "passes")
     check_range("--max-tests", args.max_tests, 1, 10**6, "tests per problem")
@@ -117,15 +113,9 @@ def cmd_campaign(args: argparse.Namespace) -> int:
     try:
         with open_timed_executor(args) as executor:
             campaign = run_campaign(
-                problems,
-                executor,
-                reruns=args.reruns,
-                max_tests=args.max_tests,
-                note=args.note,
-                journal=store.journal_path,
-                resume=args.resume,
-                timing=args.timing,
-            )
+                problems, executor, reruns=args.reruns, max_tests=args.max_tests, note=args.note,
+                journal=store.journal_path, resume=args.resume, timing=args.timing,
+            )  # fmt: skip
     except KeyboardInterrupt:
         print(
             f"{store.interrupted() or 0} finished runs kept in {store.journal_path}; continue "
@@ -158,10 +148,6 @@ def save_rate(store: DurationStore, campaign: Campaign) -> None:
     console.print(f"count rate: {rate.describe()} · saved to {path}", highlight=False)
 
 
-# --------------------------------------------------------------------------------------------
-# list
-
-
 def cmd_list(args: argparse.Namespace) -> int:
     store = open_store(args.store)
     if not store.ids():
@@ -173,10 +159,6 @@ def cmd_list(args: argparse.Namespace) -> int:
     title = f"campaigns in {store.campaigns_dir}"
     print_table(*campaigns.campaigns_table(store), title=title, align="llllrrrl")
     return EXIT_OK
-
-
-# --------------------------------------------------------------------------------------------
-# calibrate
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:

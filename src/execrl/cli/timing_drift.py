@@ -74,10 +74,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_report)
 
 
-# --------------------------------------------------------------------------------------------
-# drift
-
-
 def cmd_drift(args: argparse.Namespace) -> int:
     if not (math.isfinite(args.k) and args.k > 0) or args.reruns < 1:
         raise UsageError(f"--k {args.k} and --reruns {args.reruns}: both take a positive number")
@@ -113,10 +109,6 @@ def parse_sentinel(text: str) -> tuple[str, str]:
     if not sep or not problem or not reference:
         raise ExecrlError(f"--sentinel {text!r}: write it as PROBLEM:REFERENCE")
     return problem, reference
-
-
-# --------------------------------------------------------------------------------------------
-# report
 
 
 def cmd_report(args: argparse.Namespace) -> int:

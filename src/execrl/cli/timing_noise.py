@@ -95,10 +95,6 @@ def finite(flag: str, value: float, low: float, high: float) -> None:
         raise UsageError(f"{flag} {value}: expected a number from {low:g} to {high:g}")
 
 
-# --------------------------------------------------------------------------------------------
-# noise
-
-
 def cmd_noise(args: argparse.Namespace) -> int:
     campaign = open_store(args.store).load(args.campaign)
     report = diagnose(campaign)
@@ -109,10 +105,6 @@ def cmd_noise(args: argparse.Namespace) -> int:
     for title, header, rows in report.tables(per_test=args.per_test):
         print_table(header, rows, title=title)
     return EXIT_OK
-
-
-# --------------------------------------------------------------------------------------------
-# contention
 
 
 def cmd_contention(args: argparse.Namespace) -> int:
@@ -160,10 +152,6 @@ def parse_loads(text: str) -> list[float]:
             "such as 0,0.5,1,2"
         )
     return loads
-
-
-# --------------------------------------------------------------------------------------------
-# floor
 
 
 def cmd_floor(args: argparse.Namespace) -> int:
