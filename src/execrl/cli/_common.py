@@ -85,20 +85,18 @@ def print_table(
     rows: list[list[str | Text]],
     *,
     title: str | None = None,
-    align: str | None = None,
+    align: str = "llr",
     plain: bool = False,
-    no_wrap: bool = False,
 ) -> None:
-    """Print a table of text cells (a library's ``(header, rows)``). ``align``: ``l`` or
-    ``r`` per column, the last letter repeated for the columns after it (default ``llr``: the
-    first two columns left, the rest right, never wrapped); ``plain``: no box lines;
-    ``no_wrap``: no column wrapped. A ``str`` cell is shown as text, never read as markup."""
-    align = (align or "llr").ljust(len(header), (align or "llr")[-1])
+    """Print a table of text cells (a library's ``(header, rows)``). ``align``: one letter per
+    column, the last repeated for the columns after it: ``l`` left, ``r`` right, upper case
+    (``L``, ``R``) never wrapped (default ``llr``: the first two columns left, the rest right);
+    ``plain``: no box lines. A ``str`` cell is shown as text, never read as markup."""
+    align = align.ljust(len(header), align[-1])
     table = Table(title=title, title_justify="left", **({"box": None} if plain else {}))
     for col, side in zip(header, align, strict=False):
-        right = side == "r"  # (numbers: never wrapped)
-        justify = "right" if right else "left"
-        table.add_column(escape(col), justify=justify, no_wrap=right or no_wrap)
+        justify = "right" if side in "rR" else "left"
+        table.add_column(escape(col), justify=justify, no_wrap=side.isupper())
     for row in rows:
         table.add_row(*(c if isinstance(c, Text) else safe_text(c) for c in row))
     console.print(table)

@@ -104,7 +104,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     ]  # fmt: skip
     described = describe_schedule(schedule, args.quality_campaign)
     title = f"{corpus}; {described} (~: smoothed)"
-    print_table(*simulation_table(simulations), title=title, align="lllr")
+    print_table(*simulation_table(simulations), title=title, align="lllR")
     if args.out:
         path = write_simulation_report(simulations, args.out, corpus=corpus, schedule=described)
         console.print(f"report: {path}", highlight=False)

@@ -172,7 +172,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         f"{stored.id} (stored) → {fresh.id} (fresh), {describe_timing(args.timing)}: "
         f"{m.triples} triples, {m.problems} problems, leave-one-problem-out"
     )
-    print_table(header, cells, title=title, no_wrap=True)
+    print_table(header, cells, title=title, align="LLr")
     path = save_calibration(store, report.chosen, args.name or fresh.id)
     console.print(
         "ρ: Spearman correlation with the fresh durations before → after calibration, over all "
