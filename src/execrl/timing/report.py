@@ -130,13 +130,19 @@ def _noise_section(plt, noise: NoiseReport, out: Path) -> str:
 def _cv_scatter(ax, noise: NoiseReport, timings: tuple[str, ...]) -> None:
     """Rerun CV per test against its median duration, for timings that share a unit."""
     factor, unit = axis_scale(timings[0])
+    positive = False
     for timing in timings:
         k = field_key(timing)
         suffix = "" if is_counted(timing) else "_s"
         x = [(getattr(t, f"median_{k}{suffix}") or math.nan) * factor for t in noise.tests]
         y = [getattr(t, f"cv_{k}") for t in noise.tests]
         ax.scatter(x, y, s=12, alpha=0.6, color=COLORS[timing], label=timing)
-    ax.set(xscale="log", xlabel=f"median ({unit})", ylabel="rerun CV", title="rerun CV per test")
+        plotted = (a > 0 and b is not None and math.isfinite(b) for a, b in zip(x, y, strict=True))
+        positive = positive or any(plotted)
+    # A log axis needs a plotted point at a positive x (with one rerun, or nothing passing, every
+    # CV is undefined and nothing is plotted).
+    ax.set(xscale="log" if positive else "linear")
+    ax.set(xlabel=f"median ({unit})", ylabel="rerun CV", title="rerun CV per test")
     ax.legend()
 
 

@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import functools
 import json
+from datetime import UTC, datetime
 
 import pytest
 
 import execrl
 from execrl.cli.main import main
-from execrl.timing.measured import OLD_FORMAT as DURATIONS_FORMAT
 from execrl.problems import StdioTest, load_bundled
 from execrl.problems.models import ReferenceLabel
 from execrl.sandbox import ExecutionRecord, Status, TestResult, save_records
 from execrl.sandbox.counting import valgrind_status
+from execrl.sandbox.machine import MachineFingerprint
+from execrl.timing.store import Campaign, CampaignInfo, DurationStore, ExecutorSettings, Measurement
 
 PROBLEM, CORRECT = "edit-distance", "dp-row-zip"
 """A bundled problem with small inputs and its fastest correct reference (as the score CLI
@@ -141,40 +143,39 @@ def test_simulating_counted_records_needs_no_valgrind(no_valgrind, tmp_path, cap
     assert "qp(p=0.5)" in out and "rewards nothing" not in out
 
 
-@pytest.mark.parametrize(
-    "saved_timing, saved_rate, rate, message",
-    [
-        ("cpu", None, [], "measured by cpu, but the environment is timed by instructions"),
-        ("instructions", 1e9, ["--count-rate", "2e9"], "converted at 1000000000.0 counts per"),
-    ],
-)
-def test_score_against_saved_durations_of_another_scale_is_one_line(
-    saved_timing, saved_rate, rate, message, tmp_path, capsys
-):
-    # durations saved by an earlier `--references measure` run, by another metric or rate
+def test_score_by_count_against_a_campaign_without_counts_is_one_line(tmp_path, capsys):
+    # durations measured by cpu (an earlier `--references measure` run: a timing campaign)
+    # hold no instruction counts; a count rate needs no check: a campaign keeps its timeouts
+    # as timeouts and they are converted at the scorer's own rate when read
     if not valgrind_status()[0]:
         pytest.skip(f"Valgrind cannot count here: {valgrind_status()[1]}")
     (problem,) = load_bundled([PROBLEM])
-    saved = tmp_path / "earlier.references.json"
-    durations = {
-        r.name: {t.id: 0.1 for t in problem.optimization_tests}
-        for r in problem.references_labelled(ReferenceLabel.CORRECT)
-    }
-    saved.write_text(
-        json.dumps(
-            {
-                "format": DURATIONS_FORMAT,
-                "timing": saved_timing,
-                "count_rate": saved_rate,
-                "durations_s": {PROBLEM: durations},
-            }
-        )
+    info = CampaignInfo(
+        id="20260101-000000-earlier",
+        created_at=datetime(2026, 1, 1, tzinfo=UTC),
+        machine=MachineFingerprint.current(),
+        settings=ExecutorSettings(timing="cpu"),
+        problems=[PROBLEM],
     )
+    measurements = [
+        Measurement(
+            problem_id=PROBLEM,
+            test_id=t.id,
+            reference=r.name,
+            statuses=[Status.SUCCESS],
+            cpu_s=[0.1],
+            wall_s=[0.1],
+        )
+        for r in problem.references_labelled(ReferenceLabel.CORRECT)
+        for t in problem.optimization_tests
+    ]
+    saved = DurationStore(tmp_path / "earlier").save(Campaign(info=info, measurements=measurements))
     program, out = tmp_path / "p.py", tmp_path / "scores.jsonl"
     program.write_text("print(1)\n")
     argv = ["score", "--id", PROBLEM, "--programs", str(program), "--out", str(out)]
-    argv += ["--env", "qp(p=0.5)", "--references", str(saved), "--timing", "instructions", *rate]
+    argv += ["--env", "qp(p=0.5)", "--references", str(saved), "--timing", "instructions"]
     assert main(argv) == 2
+    message = "measured by cpu, but the environment is timed by instructions"
     assert message in one_line_error(capsys)
     assert not out.exists()  # refused before the results file and the sandbox
 

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from execrl.sandbox.records import Status
 from execrl.timing.contention import ContentionReport, load_result
 from execrl.timing.diagnostics import diagnose
 from execrl.timing.report import write_report
@@ -96,4 +97,15 @@ def test_the_html_report_of_a_counted_campaign_labels_counts(tmp_path):
     path = write_report(campaign(), tmp_path)
     html = path.read_text()
     assert "timing instructions" in html and "median instructions" in html
+    assert (tmp_path / "noise.png").stat().st_size > 0
+
+
+def test_the_html_report_of_a_campaign_where_nothing_passed_is_written(tmp_path):
+    """No test passed, so no median is positive: the CV plot stays linear instead of raising
+    matplotlib's ValueError for a log axis with no positive value."""
+    pytest.importorskip("matplotlib")
+    failed = [(Status.TIMEOUT, 1.0, None)]
+    ms = [measurement(("p", "t1", ref), failed) for ref in ("a", "b")]
+    path = write_report(counted_campaign("nothing-passed", ms), tmp_path)
+    assert "Timing report: nothing-passed" in path.read_text()
     assert (tmp_path / "noise.png").stat().st_size > 0
