@@ -206,6 +206,47 @@ def test_resume_continues_exactly_where_the_run_stopped(tmp_path, torch):
     assert lines("split") == lines("straight")
 
 
+def test_resume_with_pass_rate_selection_dynamic_sampling_and_lora_is_exact(tmp_path, torch):
+    """The demo's settings: the selector's state and the draw count come back from the
+    checkpoint, so the resumed run draws, samples and trains what the straight one did."""
+    pytest.importorskip("peft")
+    from execrl.rl.train import Trainer
+
+    overrides = [
+        "steps=2",
+        "group_size=2",
+        "prompts_per_step=1",
+        "dynamic_sampling=true",
+        "max_extra_rounds=1",
+        "data.selection=pass_rate",
+        "policy.lora={r: 4, alpha: 8}",
+        "optim.lr=1e-3",
+        "data.train_ids=[is-even, sum-list, square-all]",
+    ]
+    with Trainer(_config(*overrides), tmp_path / "straight", progress=False) as trainer:
+        trainer.train()
+        straight = {n: p.detach().clone() for n, p in trainer.learner.model.named_parameters()}
+        selector = trainer.stream.state_dict()
+    with Trainer(_config(*overrides, "steps=1"), tmp_path / "split", progress=False) as trainer:
+        trainer.train()
+    with Trainer(_config(*overrides), tmp_path / "split", progress=False) as trainer:
+        trainer.load_checkpoint()
+        assert trainer.learner.version == 1 and trainer.stream.takes >= 1
+        trainer.train()
+        resumed = dict(trainer.learner.model.named_parameters())
+        assert trainer.stream.state_dict() == selector
+    for name, value in straight.items():
+        torch.testing.assert_close(resumed[name], value, rtol=0, atol=1e-6, msg=name)
+    lines = lambda run: (tmp_path / run / "rollouts.jsonl").read_text().splitlines()  # noqa: E731
+    assert lines("split") == lines("straight")
+    rows = [json.loads(line) for line in (tmp_path / "straight" / "metrics.jsonl").open()]
+    for row in rows:  # every group drawn is logged, the dropped ones marked
+        logged = [json.loads(x) for x in lines("straight") if json.loads(x)["step"] == row["step"]]
+        assert len(logged) == 2 * row["groups_drawn"]
+        assert sum(not r["kept"] for r in logged) == 2 * row["groups_dropped"]
+        assert 1 <= row["sampling_rounds"] <= 2
+
+
 def test_async_groups_never_exceed_the_staleness_bound(tmp_path, torch):
     from execrl.rl.train import Trainer
 
