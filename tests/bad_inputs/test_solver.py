@@ -398,20 +398,20 @@ def test_features_of_a_directory(bad_input, tmp_path):
 # -- the Python API: typed errors, before anything runs --------------------------------------
 def test_api_errors_are_typed():
     with pytest.raises(UsageError, match="1 responses but 0 answers"):
-        score_solver_responses(["x"], [])
+        score_solver_responses(["x"], [], executor=None)
     with pytest.raises(UsageError, match="response 0: expected a string"):
-        score_solver_responses([b"x"], [1])  # type: ignore[list-item]
+        score_solver_responses([b"x"], [1], executor=None)  # type: ignore[list-item]
     with pytest.raises(UsageError, match="no problems to evaluate"):
-        evaluate_solver_samples([], [])
+        evaluate_solver_samples([], [], executor=None)
     problem = OptimProblem(id="p", question="q", answer=1.0, source="s")
     with pytest.raises(UsageError, match="problem 'p': no samples"):
-        evaluate_solver_samples([problem], [[]])
+        evaluate_solver_samples([problem], [[]], executor=None)
     with pytest.raises(UsageError, match="problem 'p', sample 0: expected a string"):
-        evaluate_solver_samples([problem], [[None]])
+        evaluate_solver_samples([problem], [[None]], executor=None)
     with pytest.raises(UsageError, match="problem 'p': a string"):
-        evaluate_solver_samples([problem], ["one response, not a list"])
+        evaluate_solver_samples([problem], ["one response, not a list"], executor=None)
     with pytest.raises(ConfigError, match="unknown solver reward preset 'nope'"):
-        score_solver_responses(["x"], [1], reward="nope")
+        score_solver_responses(["x"], [1], reward="nope", executor=None)
     with pytest.raises(ConfigError, match="an answer convention is a name"):
         answer_convention(5)  # type: ignore[arg-type]
     with pytest.raises(ValueError):  # (pydantic's ValidationError)
