@@ -1,5 +1,6 @@
-"""``execrl problems``: list, show, validate, convert, build and check problem sets (the work:
-:mod:`execrl.problems.io`, :mod:`execrl.datagen.build_plan` and :mod:`execrl.datagen.checking`)."""
+"""``execrl problems``: list, show, validate, convert and check problem sets (``build``:
+:mod:`execrl.cli.problems_build`). The work: :mod:`execrl.problems.io`,
+:mod:`execrl.problems.tables` and :mod:`execrl.datagen.checking`."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 
 from rich.text import Text
 
+from execrl.cli import problems_build
 from execrl.cli._common import (
     EXIT_CHECK_FAILED,
     EXIT_OK,
@@ -28,12 +30,9 @@ from execrl.cli._executor import (
     sandbox_config,
 )
 from execrl.datagen import checking
-from execrl.datagen.build import build_tests
-from execrl.datagen.build_plan import copy_bundled, plan_build
 from execrl.datagen.checking import check_key, check_problem, problem_ok, require_usable
 from execrl.errors import ProblemFormatError, UsageError
 from execrl.problems import tables
-from execrl.problems.folder import read_problem_folder
 from execrl.problems.io import load_problem, load_problems, save_problems, select_problems
 from execrl.problems.models import Problem
 from execrl.results import ResultsFile
@@ -61,24 +60,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     p.add_argument("dest", help="output folder, or a .jsonl / .jsonl.gz file")
 
-    p = sub.add_parser("build", help="regenerate a problem's generated tests from its generator")
-    p.add_argument(
-        "folders",
-        nargs="+",
-        type=Path,
-        help="problem folders, built in place; or bundled problem ids, copied to --out first",
-    )
-    p.add_argument(
-        "--out",
-        type=Path,
-        default=Path("."),
-        metavar="DIR",
-        help="where a bundled problem named by its id is copied (as DIR/ID) and built "
-        "(default: the current folder); the installed package is never written",
-    )
-    add_jobs_argument(p)
-    add_executor_argument(p)
-    p.set_defaults(handler=cmd_build)
+    problems_build.register(sub)
 
     p = _source_command(
         sub, "check", "run every reference on every test: correct ones must pass, incorrect "
@@ -141,25 +123,6 @@ def cmd_convert(args: argparse.Namespace) -> int:
     problems = load_problems(args.source, format=args.format)
     dest = save_problems(problems, args.dest)
     console.print(f"wrote {len(problems)} problems to {dest}")
-    return EXIT_OK
-
-
-def cmd_build(args: argparse.Namespace) -> int:
-    workers = jobs(args)
-    executor_spec(args)
-    plans = [plan_build(name, args.out) for name in args.folders]  # every name, before work
-    for plan in plans:
-        if plan.bundled is not None:
-            copy_bundled(plan)
-            console.print(
-                f"copied bundled problem {plan.bundled.name} to {plan.folder}", highlight=False
-            )
-    with open_executor_from_args(args, workers=workers) as executor:
-        for plan in plans:
-            tests = build_tests(plan.folder, executor=executor)
-            problem = read_problem_folder(plan.folder)
-            counts = tables.tests_by_group(problem)
-            console.print(f"{problem.id}: built {len(tests)} generated tests ({counts})")
     return EXIT_OK
 
 
