@@ -329,7 +329,9 @@ def test_a_failed_convert_leaves_the_old_file_whole(bad_input, tmp_path, monkeyp
 
 def test_build_copies_a_bundled_problem_out_before_building(bad_input, tmp_path, monkeypatch):
     built = []
-    monkeypatch.setattr("execrl.cli.problems_build.build_tests", lambda f, **_: built.append(f) or [])
+    monkeypatch.setattr(
+        "execrl.cli.problems_build.build_tests", lambda f, **_: built.append(f) or []
+    )
     pid = bundled_problem_ids()[0]
     before = sorted(p.name for p in (bundled_dir() / pid / "tests" / "original").iterdir())
     bad_input(["problems", "build", pid, "--out", tmp_path, "--jobs", "1"], code=0)

@@ -50,9 +50,10 @@ def load_stored_runs(
     timing: TimingMetric = "cpu",
     count_rate: float | None = None,
 ) -> tuple[StoredRuns, str]:
-    """The runs of ``problems`` stored in a timing campaign (a ``timing.store.Campaign``, passed
-    in: the simulator reads records, it does not open the store) or a records file (exactly one), and a
-    one-line description: where they come from, how many problems and correct references."""
+    """The runs of ``problems`` stored in a timing campaign (a ``timing.store.Campaign``,
+    passed in: the simulator reads records, it does not open the store) or a records file
+    (exactly one), and a one-line description: where they come from, how many problems and
+    correct references."""
     runs = load_runs(
         problems, campaign=campaign, records=records, timing=timing, count_rate=count_rate
     )
