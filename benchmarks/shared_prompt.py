@@ -40,16 +40,18 @@ def main() -> None:
     from execrl.problems.io import load_problems
     from execrl.rl.policy import load_policy, prompt_messages, sample
     from execrl.rl.train import load_config
-    from execrl.rl.update import Learner
+    from execrl.rl.update import Learner, Rollout
 
     config = load_config("rlvr", None, [f"policy.max_new_tokens={args.tokens}"])
     torch.set_num_threads(config.optim.threads or len(os.sched_getaffinity(0)))
     model, tokenizer = load_policy(config.policy)
     problems = [p for p in load_problems("starter") if "train" in p.tags][: args.prompts]
     conversations = [prompt_messages(p) for p in problems for _ in range(args.group)]
-    rollouts = sample(model, tokenizer, conversations, config.policy, seed=0)
-    for i, r in enumerate(rollouts):
-        r.advantage = 1.0 if i % 2 else -1.0  # every row has signal; values do not matter
+    samples = sample(model, tokenizer, conversations, config.policy, seed=0)
+    rollouts = [  # every row has signal; the advantages' values do not matter
+        Rollout(s.prompt_ids, s.completion_ids, s.text, advantage=1.0 if i % 2 else -1.0)
+        for i, s in enumerate(samples)
+    ]
     prompt_tokens = sum(len(r.prompt_ids) for r in rollouts)
     completion_tokens = sum(len(r.completion_ids) for r in rollouts)
 

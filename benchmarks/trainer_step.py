@@ -52,7 +52,7 @@ def execrl_steps(args: argparse.Namespace, stop: bool) -> dict:
     with tempfile.TemporaryDirectory() as out, Trainer(config, out, progress=False) as trainer:
         for _ in range(config.steps):
             start = time.perf_counter()
-            trainer._step(None, None)
+            trainer.step()
             times.append(time.perf_counter() - start)
             row = trainer.history[-1]
             tokens.append(row["length_mean"] * args.prompts * args.group)

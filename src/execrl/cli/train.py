@@ -29,7 +29,7 @@ from execrl.cli._common import (
 from execrl.errors import UsageError
 from execrl.rl import train as training
 from execrl.rl.config import preset_names, preset_text
-from execrl.rl.train_report import load_run, verdict, write_training_report
+from execrl.rl.train_report import summary_lines, write_training_report
 
 DEFAULT_PRESET = training.DEFAULT_PRESET
 
@@ -104,8 +104,8 @@ def run(args: argparse.Namespace) -> int:
     training.run_training(
         config, out, resume=args.resume is not None, progress=not args.quiet, log=log
     )
-    _, _, evaluations = load_run(out)
-    console.print(verdict(evaluations))
+    for line in summary_lines(out):
+        console.print(escape(line))
     console.print(f"report: {escape(str(out / 'report' / 'index.html'))}")
     return EXIT_OK
 
