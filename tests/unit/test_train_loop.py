@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import json
 
 import pytest
 
@@ -15,6 +16,7 @@ from execrl.rl.policy import Sample
 from execrl.rl.prompts import SELECTORS, PromptStream
 from execrl.rl.rollouts import ScoredGroup, fill_batch
 from execrl.rl.scorers import Scores
+from execrl.rl.step_log import rewind_logs
 from execrl.rl.train import load_config
 
 
@@ -142,3 +144,18 @@ def test_every_config_field_has_a_docstring():
     assert len(sections) >= 9
     missing = {c.__name__: _undocumented(c) for c in [*sections, train_module.TrainConfig]}
     assert {name: fields for name, fields in missing.items() if fields} == {}
+
+
+def test_rewinding_to_a_checkpoint_drops_the_rollouts_of_later_steps(tmp_path):
+    """A run that crashed after logging steps 3 and 4 but checkpointed at step 2 is resumed from
+    step 2: its rollouts of steps 3-4 go (the resumed run logs them again), once each."""
+    rows = [{"step": s, "reward": float(s), "i": i} for s in (1, 2, 3, 4) for i in (0, 1)]
+    (tmp_path / "rollouts.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    history = [{"step": 1, "reward_mean": 1.0}, {"step": 2, "reward_mean": 2.0}]
+    rewind_logs(tmp_path, history)
+    kept = [json.loads(line) for line in (tmp_path / "rollouts.jsonl").read_text().splitlines()]
+    assert [(r["step"], r["i"]) for r in kept] == [(1, 0), (1, 1), (2, 0), (2, 1)]
+    metrics = (tmp_path / "metrics.jsonl").read_text().splitlines()
+    assert [json.loads(line)["step"] for line in metrics] == [1, 2]
+    rewind_logs(tmp_path, [])  # a checkpoint before any step: nothing is left
+    assert (tmp_path / "rollouts.jsonl").read_text() == ""

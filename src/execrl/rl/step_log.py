@@ -122,6 +122,18 @@ def write_step(
     return row
 
 
+def rewind_logs(run: Path, history: Sequence[Mapping[str, Any]]) -> None:
+    """Make the run's logs say what a restored checkpoint knows: ``metrics.jsonl`` is its
+    history, and ``rollouts.jsonl`` loses the rows of steps after it (a run that crashed past
+    its last checkpoint had logged them; the resumed run logs those steps again)."""
+    (run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in history))
+    last = max((row["step"] for row in history), default=0)
+    path = run / "rollouts.jsonl"
+    if path.is_file():
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        path.write_text("".join(line for line in lines if json.loads(line)["step"] <= last))
+
+
 def append_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
     with path.open("a", encoding="utf-8") as fh:
         fh.writelines(json.dumps(row) + "\n" for row in rows)

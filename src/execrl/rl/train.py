@@ -52,7 +52,7 @@ from execrl.rl.prompts import SELECTORS, split_ids
 from execrl.rl.rollout_worker import AsyncRollouts
 from execrl.rl.rollouts import ROLLOUTS, Sampler, ScoredGroup, fill_batch
 from execrl.rl.scorers import SCORERS, ProgramScorer
-from execrl.rl.step_log import StepOutcome, summary_line, write_step
+from execrl.rl.step_log import StepOutcome, rewind_logs, summary_line, write_step
 from execrl.rl.train_report import write_training_report
 from execrl.sandbox.protocol import Executor
 from execrl.service.fallback import StepMonitor
@@ -366,7 +366,7 @@ class Trainer:
         state = restore(folder, self.learner, self.stream, lora=lora)
         self.draws, self.history = state["draws"], state["history"]
         self.evaluations = state["evaluations"]
-        (self.out / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in self.history))
+        rewind_logs(self.out, self.history)
 
     def close(self) -> None:
         if self._own_executor:
