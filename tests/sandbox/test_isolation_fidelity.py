@@ -248,7 +248,7 @@ def test_extra_site_paths_must_be_directories(tmp_path):
 
 
 def test_the_cli_flag_builds_the_config(monkeypatch, tmp_path):
-    from execrl.cli._common import SITE_PATHS_ENV, add_sandbox_arguments, sandbox_config
+    from execrl.cli._executor import SITE_PATHS_ENV, add_sandbox_arguments, sandbox_config
     from execrl.errors import ExecrlError
 
     parser = add_sandbox_arguments(argparse.ArgumentParser())

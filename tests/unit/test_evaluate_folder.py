@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from execrl.evaluate.sweep import sweep_values
 from execrl.errors import ExecrlError
 from execrl.evaluate import (
     EvalFolder,
@@ -17,6 +16,7 @@ from execrl.evaluate import (
     samples_from_programs,
 )
 from execrl.evaluate.folder import problem_fingerprint, restrict_optimization_tests
+from execrl.evaluate.sweep import sweep_values
 from execrl.problems import Problem, Reference, StdioTest, TestGroup
 
 

@@ -18,8 +18,8 @@ from execrl.cli._common import (
     check_range,
     console,
     safe_text,
-    writable_folder,
 )
+from execrl.cli._files import writable_folder
 from execrl.errors import ExecrlError, UsageError
 from execrl.evaluate import (
     AXES,

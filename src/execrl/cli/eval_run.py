@@ -11,18 +11,20 @@ from rich.table import Table
 
 from execrl.cli._common import (
     EXIT_OK,
-    MAX_JOBS,
-    add_executor_argument,
-    add_timed_jobs_argument,
     add_timing_argument,
     check_range,
-    check_resume,
     console,
-    executor_spec,
-    open_timed_executor,
     require_counting,
     safe_text,
 )
+from execrl.cli._executor import (
+    MAX_JOBS,
+    add_executor_argument,
+    add_timed_jobs_argument,
+    executor_spec,
+    open_timed_executor,
+)
+from execrl.cli._files import check_resume
 from execrl.errors import UsageError
 from execrl.evaluate import EvalFolder, load_eval, run_campaign
 from execrl.evaluate.summary import failing_reference_runs, model_tallies

@@ -9,7 +9,8 @@ import math
 import os
 from pathlib import Path
 
-from execrl.cli._common import EXIT_OK, console, writable_folder
+from execrl.cli._common import EXIT_OK, console
+from execrl.cli._files import writable_folder
 from execrl.errors import ExecrlError, UsageError
 from execrl.evaluate import (
     EvalFolder,

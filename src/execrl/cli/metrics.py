@@ -12,13 +12,8 @@ from pathlib import Path
 
 from rich.table import Table
 
-from execrl.cli._common import (
-    EXIT_OK,
-    add_count_rate_argument,
-    add_timing_argument,
-    console,
-    save_json,
-)
+from execrl.cli._common import EXIT_OK, add_count_rate_argument, add_timing_argument, console
+from execrl.cli._files import save_json
 from execrl.envs.outcome import describe_timing
 from execrl.envs.screening import ScreeningReport, plot_screening, read_records, screen_metrics
 from execrl.errors import DataError

@@ -26,12 +26,14 @@ from rich.table import Table
 from execrl.cli._common import (
     EXIT_OK,
     add_count_rate_argument,
-    add_executor_argument,
-    add_jobs_argument,
-    add_sandbox_arguments,
     add_source_arguments,
     add_timing_argument,
     console,
+)
+from execrl.cli._executor import (
+    add_executor_argument,
+    add_jobs_argument,
+    add_sandbox_arguments,
     executor_spec,
     jobs,
 )

@@ -11,16 +11,8 @@ from pathlib import Path
 
 from rich.table import Table
 
-from execrl.cli._common import (
-    EXIT_EXECRL_FAILED,
-    EXIT_OK,
-    console,
-    jobs,
-    open_executor_from_args,
-    require_counting,
-    safe_text,
-    sandbox_config,
-)
+from execrl.cli._common import EXIT_EXECRL_FAILED, EXIT_OK, console, require_counting, safe_text
+from execrl.cli._executor import jobs, open_executor_from_args, sandbox_config
 from execrl.envs.environment import Environment
 from execrl.evaluate.programs import answered_problems, read_programs
 from execrl.problems.models import Problem, ReferenceLabel

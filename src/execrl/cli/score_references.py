@@ -11,16 +11,8 @@ from pathlib import Path
 
 from rich.table import Table
 
-from execrl.cli._common import (
-    EXIT_CHECK_FAILED,
-    EXIT_OK,
-    console,
-    fmt_ms,
-    jobs,
-    open_executor_from_args,
-    safe_text,
-    sandbox_config,
-)
+from execrl.cli._common import EXIT_CHECK_FAILED, EXIT_OK, console, fmt_ms, safe_text
+from execrl.cli._executor import jobs, open_executor_from_args, sandbox_config
 from execrl.datagen.verify import ProblemReport, ReferenceReport, verify_problem
 from execrl.errors import UsageError
 from execrl.problems.io import load_problems, select_problems

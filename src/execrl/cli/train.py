@@ -18,14 +18,9 @@ import yaml
 from rich.markup import escape
 from rich.table import Table
 
-from execrl.cli._common import (
-    EXIT_OK,
-    add_executor_argument,
-    console,
-    executor_spec,
-    executor_text,
-    writable_folder,
-)
+from execrl.cli._common import EXIT_OK, console
+from execrl.cli._executor import add_executor_argument, executor_spec, executor_text
+from execrl.cli._files import writable_folder
 from execrl.errors import UsageError
 from execrl.rl import train as training
 from execrl.rl.config import preset_names, preset_text

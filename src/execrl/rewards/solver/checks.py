@@ -68,7 +68,7 @@ class ResponseCheck:
 def check_responses(
     problems: Sequence[OptimProblem],
     *,
-    executor: Executor | None = None,
+    executor: Executor,
     limits: Limits | None = None,
     progress: bool = True,
     answers: AnswerSpec = DEFAULT_CONVENTION,

@@ -96,7 +96,7 @@ def evaluate_solver_samples(
     samples: Sequence[Sequence[str]],
     *,
     tolerance: Tolerance = RELATIVE,
-    executor: Executor | None = None,
+    executor: Executor,
     limits: Limits | None = None,
     progress: bool = True,
     answers: AnswerSpec = DEFAULT_CONVENTION,

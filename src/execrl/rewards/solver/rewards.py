@@ -314,14 +314,15 @@ def score_solver_responses(
     answers: Sequence[Answer | str | float],
     *,
     reward: SolverRewardSpec = "paper",
-    executor: Executor | None = None,
+    executor: Executor,
     limits: Limits | None = None,
     progress: bool = False,
 ) -> list[SolverScore]:
     """Parse, run (all programs at once on the pool) and score responses, in order.
 
     ``answers`` are ground truths, one per response (numbers, numeric strings or statuses).
-    Without an executor a solver executor is opened for the call."""
+    ``executor`` runs the programs: a pool whose sandboxes import the solvers
+    (:func:`execrl.rewards.solver.solver_executor`, or a server started with ``--solvers``)."""
     return list(
         iter_solver_scores(
             responses,
@@ -339,7 +340,7 @@ def iter_solver_scores(
     answers: Sequence[Answer | str | float],
     *,
     reward: SolverRewardSpec = "paper",
-    executor: Executor | None = None,
+    executor: Executor,
     limits: Limits | None = None,
     progress: bool = False,
 ) -> Iterator[SolverScore]:
@@ -376,7 +377,7 @@ def score_solver_response(
     answer: Answer | str | float,
     *,
     reward: SolverRewardSpec = "paper",
-    executor: Executor | None = None,
+    executor: Executor,
     limits: Limits | None = None,
 ) -> SolverScore:
     """One response (see :func:`score_solver_responses`)."""
