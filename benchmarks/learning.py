@@ -283,12 +283,12 @@ def main() -> None:
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     run_dir = args.run_dir or Path("runs") / f"learning-{stamp}"
     print(f"settings {args.settings} sha256 {digest[:12]}, overrides {overrides or 'none'}")
-    start = time.perf_counter()
+    start, started_at = time.perf_counter(), commit()  # the code that runs, not what follows
     train_s = train(settings, overrides, run_dir)
     config, rows, evaluations = load_run(run_dir)
     stats = settings["statistics"]
     result: dict[str, Any] = {
-        "settings": {"path": str(args.settings), "sha256": digest, "commit": commit()},
+        "settings": {"path": str(args.settings), "sha256": digest, "commit": started_at},
         "smoke": smoke,
         "overrides": overrides,
         "run_dir": str(run_dir),
