@@ -26,6 +26,7 @@ import pytest
 
 from execrl.integrations.verl import (
     SCORE_KEYS,
+    _open_executor,
     close_process_executors,
     compute_score,
     compute_score_async,
@@ -34,8 +35,9 @@ from execrl.integrations.verl import (
     write_verl_dataset,
 )
 from execrl.problems import load_bundled
-from execrl.problems.models import ReferenceLabel
+from execrl.problems.models import ReferenceLabel, StdioTest
 from execrl.sandbox.executor import LocalExecutor
+from execrl.sandbox.records import Status
 
 PROBLEMS = ["balanced-brackets", "anagram-groups"]
 
@@ -125,3 +127,17 @@ def test_reward_kwargs_executor_sends_executions_to_execrl_serve(batch):
         close_process_executors()
     assert [s["score"] for s in threaded] == [s["score"] for s in gathered] == expected
     assert all(s["inconclusive"] == 0.0 for s in threaded + gathered)
+
+
+def test_a_solver_reward_given_a_server_url_opens_a_remote_executor():
+    # The server's sandboxes are its own (`execrl serve --solvers`): the solver sandbox config
+    # is for pools this process starts, and giving it with a URL was a UsageError.
+    pytest.importorskip("fastapi", reason="execrl serve needs the serve extra")
+    from tests.service._server import running_server
+
+    with running_server(workers=1) as server:
+        executor, locks = _open_executor(server.url, None, solver=True)
+        with executor:
+            assert executor.backend != LocalExecutor.backend and locks == []
+            record = executor.run("print(6 * 7)", [StdioTest(id="t", input="", output="42\n")])
+    assert [t.status for t in record.results] == [Status.SUCCESS]

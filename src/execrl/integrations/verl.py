@@ -577,8 +577,10 @@ def _open_executor(spec: str, workers: int | None, solver: bool) -> tuple[Execut
     them); else what :func:`execrl.service.open.open_executor` opens for ``spec``."""
     from execrl.service.open import open_executor, parse_executor_spec
 
-    config = _solver_config() if solver else None
-    if parse_executor_spec(spec).is_local:
+    parsed = parse_executor_spec(spec)
+    # A server's sandboxes are its own (started with --solvers for solver rewards): no config.
+    config = _solver_config() if solver and parsed.kind != "remote" else None
+    if parsed.is_local:
         return _local_pool(workers, config)
     return open_executor(spec, workers=workers, config=config), []
 
