@@ -12,7 +12,7 @@ import yaml
 
 from execrl.cli.main import main
 from execrl.errors import DataError
-from execrl.rl.train_report import reward_trend, summary_lines, verdict
+from execrl.rl.train_report import pass_rate_trend, reward_trend, summary_lines, verdict
 
 ROW = {
     "reward_std": 0.5,
@@ -188,3 +188,20 @@ def test_the_report_shows_the_reward_trend_and_dynamic_sampling_when_logged(tmp_
         verdict(json.loads((run / "evaluations.json").read_text())),
         reward_trend(rollouts).sentence(),
     ]
+
+
+def test_the_pass_rate_trend_is_absolute_where_a_calibrated_reward_is_flat():
+    """Rewards the same every step (a group-calibrated reward) while the share of passing
+    rollouts goes 0, 1/4, 2/4, 3/4: the pass-rate slope is exactly 0.25 per step, the reward's 0;
+    inconclusive rollouts (reward None) are left out of both."""
+    rows = [
+        {"step": step, "reward": 0.5, "passed": i < step - 1}
+        for step in (1, 2, 3, 4)
+        for i in range(4)
+    ] + [{"step": 2, "reward": None, "passed": True}]
+    passing = pass_rate_trend(rows, resamples=200)
+    assert passing.quantity == "training pass rate"
+    assert passing.slope == pytest.approx(0.25, abs=1e-12)
+    assert passing.mean == pytest.approx((0.0, 0.25, 0.5, 0.75))
+    assert passing.sentence().startswith("training pass rate: +0.250 per step")
+    assert reward_trend(rows, resamples=200).slope == pytest.approx(0.0, abs=1e-12)

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +57,8 @@ def summary_lines(run_dir: str | Path) -> list[str]:
     training reward's trend (when the run wrote rollouts)."""
     _, _, evaluations = load_run(run_dir)
     rollouts = load_rollouts(run_dir)
-    return [verdict(evaluations), *([reward_trend(rollouts).sentence()] if rollouts else [])]
+    trends = [reward_trend(rollouts), *_pass_rate(rollouts)] if rollouts else []
+    return [verdict(evaluations), *(t.sentence() for t in trends)]
 
 
 def _read(path: Path, parse):
@@ -125,6 +126,8 @@ class RewardTrend:
     slope: float
     slope_low: float
     slope_high: float
+    quantity: str = "training reward"
+    """What the values are (the sentence's subject): the reward, or the rollouts' pass rate."""
 
     def fitted(self) -> list[float]:
         """The least-squares line at each step."""
@@ -134,14 +137,14 @@ class RewardTrend:
         """One line for a summary, e.g. ``training reward: +0.012 per step (95% CI −0.004 …
         +0.028) over 10 steps, 160 rollouts: no trend distinguishable from noise``."""
         if math.isnan(self.slope):
-            return f"training reward: no trend ({len(self.steps)} step(s) with a reward)"
+            return f"{self.quantity}: no trend ({len(self.steps)} step(s) with a reward)"
         if math.isnan(self.slope_low):
             interval, judged = "no interval with fewer than 3 steps", "too few steps to judge"
         else:
             interval = f"95% CI {_signed(self.slope_low)} … {_signed(self.slope_high)}"
             judged = _judge(self.slope_low, self.slope_high)
         return (
-            f"training reward: {_signed(self.slope)} per step ({interval}) over "
+            f"{self.quantity}: {_signed(self.slope)} per step ({interval}) over "
             f"{len(self.steps)} steps, {sum(self.rollouts)} rollouts: {judged}"
         )
 
@@ -176,6 +179,24 @@ def reward_trend(
         slope_low=low,
         slope_high=high,
     )
+
+
+def pass_rate_trend(rows: Iterable[Mapping[str, Any]], **kwargs: Any) -> RewardTrend:
+    """:func:`reward_trend` of the rollouts' pass flags (1 passed every test, 0 not;
+    inconclusive rollouts and rows without a pass flag left out). A calibrated reward (the
+    dense one weighs each test by how rarely its group passes it) is relative to the group,
+    so its level need not rise as the policy solves more; the pass rate's is absolute."""
+    flags = [
+        {"step": r.get("step"), "reward": float(r["passed"])}
+        for r in rows
+        if r.get("reward") is not None and isinstance(r.get("passed"), bool)
+    ]
+    return replace(reward_trend(flags, **kwargs), quantity="training pass rate")
+
+
+def _pass_rate(rows: Sequence[Mapping[str, Any]]) -> list[RewardTrend]:
+    """The pass rate's trend, when the rows carry pass flags (none: an older run's)."""
+    return [pass_rate_trend(rows)] if any("passed" in r for r in rows) else []
 
 
 def _rewards_by_step(rows: Iterable[Mapping[str, Any]]) -> dict[int, list[float]]:
@@ -287,6 +308,8 @@ def write_training_report(run_dir: str | Path) -> Path:
     if rollouts:
         trend = reward_trend(rollouts)
         page.paragraph(trend.sentence() + ".")
+        for passing in _pass_rate(rollouts):
+            page.paragraph(passing.sentence() + ".")
         _trend_figure(page, plt, trend)
     _sampling(page, rows)
     if rows:
