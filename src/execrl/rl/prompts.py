@@ -72,6 +72,28 @@ def split_ids(problems: Sequence[Any], data: DataConfig) -> tuple[list[str], lis
     return [p for p in train if p not in set(held_out)], held_out
 
 
+def load_split(
+    load: Callable[[str], list[Any]], data: DataConfig
+) -> tuple[dict[str, Any], list[str], list[str]]:
+    """(problems by id, training ids, held-out ids): ``data.problems`` split by
+    :func:`split_ids`, or with ``data.eval_problems`` the held-out ones from that source
+    (whose ids must not clash with the training source's)."""
+    everything = load(data.problems)
+    own = data.model_copy(update={"eval_ids": []}) if data.eval_problems else data  # (its ids)
+    train, held_out = split_ids(everything, own)
+    if data.eval_problems is not None:
+        extra = load(data.eval_problems)
+        clash = sorted({p.id for p in extra} & {p.id for p in everything})
+        if clash:
+            raise ExecrlError(
+                f"data.eval_problems {data.eval_problems!r} shares problem id {clash[0]!r} "
+                f"with data.problems {data.problems!r}: held-out problems must be others"
+            )
+        held_out = _chosen(extra, data.eval_ids, None)
+        everything = [*everything, *extra]
+    return {p.id: p for p in everything}, train, held_out
+
+
 def _chosen(problems: Sequence[Any], ids: Sequence[str], tag: str | None) -> list[str]:
     known = {p.id for p in problems}
     missing = [i for i in ids if i not in known]

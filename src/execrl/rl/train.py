@@ -48,7 +48,7 @@ from execrl.rl.config import (
 from execrl.rl.evaluation import heldout_pass_at_1
 from execrl.rl.generation import train_stack
 from execrl.rl.policy import load_policy, threads
-from execrl.rl.prompts import SELECTORS, split_ids
+from execrl.rl.prompts import SELECTORS, load_split
 from execrl.rl.rollout_worker import AsyncRollouts
 from execrl.rl.rollouts import ROLLOUTS, Sampler, ScoredGroup, fill_batch
 from execrl.rl.scorers import SCORERS, ProgramScorer
@@ -188,9 +188,9 @@ class Trainer:
         self.Scorer = SCORERS[config.reward.kind]
         self.rollouts = ROLLOUTS[config.reward.kind]
         self.advantages = ADVANTAGES[config.loss.advantage]
-        everything = self.Scorer.load_problems(config.data.problems)
-        self.problems = {p.id: p for p in everything}
-        self.train_ids, self.eval_ids = split_ids(everything, config.data)
+        self.problems, self.train_ids, self.eval_ids = load_split(
+            self.Scorer.load_problems, config.data
+        )
         # The executor first: an unreachable server or cluster fails before the model loads.
         self._own_executor = executor is None
         self.executor = executor or self.Scorer.open_executor(config.executor, config.workers)
