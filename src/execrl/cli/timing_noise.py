@@ -25,7 +25,7 @@ from execrl.cli._common import (
 from execrl.cli._files import STORE_HELP, open_store, save_json, writable_file
 from execrl.errors import ExecrlError, UsageError
 from execrl.problems.io import load_problems, select_problems
-from execrl.sandbox.batch import _progress
+from execrl.sandbox.batch import progress_bar
 from execrl.timing.contention import contention_test
 from execrl.timing.diagnostics import diagnose
 from execrl.timing.floor import FLOOR_TARGET_CV, measure_floor
@@ -158,7 +158,7 @@ def cmd_floor(args: argparse.Namespace) -> int:
     finite("--seconds", args.seconds, 0.001, 3600)
     finite("--run-ms", args.run_ms, 0.001, 60_000)
     writable_file(args.out, "--out")
-    with _progress(True) as bar:
+    with progress_bar(True) as bar:
         task = bar.add_task("CPU-time floor", total=100)
         try:
             report = measure_floor(

@@ -21,7 +21,7 @@ from execrl.evaluate.completions import read_completions
 from execrl.evaluate.folder import Sample
 from execrl.extract import extract_code
 from execrl.problems.models import Problem
-from execrl.sandbox.batch import _progress
+from execrl.sandbox.batch import progress_bar
 from execrl.sandbox.protocol import Conversation, Policy
 
 
@@ -62,7 +62,7 @@ def sample_problems(
     if n < 1:
         raise ExecrlError(f"n (samples per problem) must be >= 1, got {n}")
     out = []
-    with _progress(progress) as bar:
+    with progress_bar(progress) as bar:
         task = bar.add_task(f"sampling {model}", total=n * len(problems))
         for problem in problems:
             completions = sampler.sample(prompt(problem), n)

@@ -30,7 +30,7 @@ def parallel_map(
     items = list(items)
     with (
         ThreadPoolExecutor(max_workers=jobs or default_jobs()) as pool,
-        _progress(show_progress) as bar,
+        progress_bar(show_progress) as bar,
     ):
         task = bar.add_task(description or "running", total=len(items))
         for result in pool.map(fn, items):
@@ -38,7 +38,9 @@ def parallel_map(
             yield result
 
 
-def _progress(enabled: bool) -> Progress:
+def progress_bar(enabled: bool) -> Progress:
+    """The progress bar every batch of executions shows (description, bar, done/total, time
+    left; gone when done): ``with progress_bar(True) as bar:``."""
     return Progress(
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),

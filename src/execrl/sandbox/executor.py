@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from execrl.errors import ConfigError, ExecutionError
 from execrl.problems.models import AssertTest, CallTest, Checker, Problem, StdioTest, TestCase
 from execrl.sandbox import _zygote, counting
-from execrl.sandbox.batch import _progress
+from execrl.sandbox.batch import progress_bar
 from execrl.sandbox.compare import iter_tokens, outputs_match
 from execrl.sandbox.forkserver import ForkServer, RawRun, SandboxCrashed
 from execrl.sandbox.isolation import SandboxConfig
@@ -237,7 +237,7 @@ class LocalExecutor(Executor):
     ) -> Iterator[ExecutionRecord]:
         """Run requests on all workers; yields records in request order as they complete."""
         requests = list(requests)
-        with _progress(progress) as bar:
+        with progress_bar(progress) as bar:
             task = bar.add_task(description, total=len(requests))
             for record in self._pool.map(self.execute, requests):
                 bar.advance(task)

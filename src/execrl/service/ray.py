@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from execrl.errors import ExecutionError, UsageError
-from execrl.sandbox.batch import _progress
+from execrl.sandbox.batch import progress_bar
 from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
 from execrl.sandbox.isolation import SandboxConfig
 from execrl.sandbox.limits import Limits
@@ -283,7 +283,7 @@ class RayExecutor(Executor):
         requests = list(requests)
         finished: dict[int, ExecutionRecord] = {}
         next_index = 0
-        with _progress(progress) as bar:
+        with progress_bar(progress) as bar:
             task = bar.add_task(description, total=len(requests))
             for index, record in self._stream(_execute_jobs(requests)):
                 bar.advance(task)

@@ -45,7 +45,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from execrl.errors import ConfigError, ExecutionError, UsageError
-from execrl.sandbox.batch import _progress
+from execrl.sandbox.batch import progress_bar
 from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import Limits
 from execrl.sandbox.protocol import Executor
@@ -315,7 +315,7 @@ class RemoteExecutor(Executor):
         buffered: dict[int, ExecutionRecord] = {}
         following = 0
         try:
-            with _progress(progress) as bar:
+            with progress_bar(progress) as bar:
                 task = bar.add_task(description, total=len(requests))
                 for received in range(len(requests)):
                     index, record = _next_result(results.get(), future, received, len(requests))
