@@ -44,6 +44,11 @@ def pyplot(purpose: str = "reports") -> Any:
     return plt
 
 
+Table = tuple[list[str], list[list[str]]]
+"""A table as text cells, ``(header, rows)``: what library functions return for a CLI (or a
+page) to print."""
+
+
 def table_html(header: list[str], rows: list[list[object]]) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in header)
     body = "\n".join(

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from execrl.problems.models import Problem
+from execrl.report import Table
 from execrl.sandbox.limits import TimingMetric
 from execrl.simulate.runs import StoredRuns, load_runs
 from execrl.simulate.schedule import Schedule, aligned_quality
@@ -23,7 +24,6 @@ from execrl.simulate.simulation import Simulation
 from execrl.simulate.sweep import SweepResult
 from execrl.simulate.synthetic import synthetic_runs
 
-Table = tuple[list[str], list[list[str]]]
 """(header, rows): every cell a string."""
 
 SIMULATION_COLUMNS = ["environment", "reward", "degenerate", "dev ↓", "corr ↑", "corr~"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from execrl.errors import OutputError
+from execrl.report import Table
 from execrl.sandbox.limits import TimingMetric, is_counted
 from execrl.sandbox.records import Status
 from execrl.timing.calibration import (
@@ -25,7 +26,6 @@ from execrl.timing.calibration import (
 )
 from execrl.timing.store import Campaign, DurationStore
 
-Table = tuple[list[str], list[list[str]]]
 """(header, rows): every cell a string."""
 
 LIST_COLUMNS = ["id", "date (UTC)", "machine", "timing", "reruns", "problems", "triples", "note"]

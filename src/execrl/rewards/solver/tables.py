@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from execrl.report import Table
 from execrl.results import Row
 from execrl.rewards.solver.evaluation import CATEGORIES, EvaluationReport, Summary
 
-Table = tuple[list[str], list[list[str]]]
 """(header, rows): every cell a string."""
 
 
