@@ -61,7 +61,9 @@ def test_colliding_set_is_judged_in_bounded_host_cpu(kind):
     status, detail = _judge_call(test, channel)
     spent = _host_cpu_s() - start
     assert status is Status.WRONG_ANSWER and len(detail) < 400
-    assert spent < 2.0, f"{spent:.2f} s of host CPU for a colliding {kind} of {n}"
+    # 1.2-1.4 s for the dict alone here, 2.07 s once in a loaded suite run (CPU time grows
+    # under contention); O(n²) would be ~10 s, so 4 s still tells the two apart.
+    assert spent < 4.0, f"{spent:.2f} s of host CPU for a colliding {kind} of {n}"
 
 
 def test_colliding_members_still_compare_as_sets():
