@@ -126,14 +126,19 @@ def sampling_settings(args: argparse.Namespace) -> SamplingSettings:
             raise UsageError(f"{flag} {value}: give {wanted}")
     if args.label is not None:
         check_label(args.label)
+    return _settings(args, batch_size=args.batch_size)
+
+
+def _settings(args: argparse.Namespace, **extra: int) -> SamplingSettings:
+    """The generation settings both ``eval sample`` and ``eval serve`` take from their flags."""
     return SamplingSettings(
         max_new_tokens=args.max_new_tokens,
         temperature=args.temperature,
         top_p=args.top_p,
         seed=args.seed,
-        batch_size=args.batch_size,
         threads=args.threads,
         device=args.device,
+        **extra,
     )
 
 
@@ -172,14 +177,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         key = os.environ.get(args.api_key_env)
         if not key:
             raise ExecrlError(f"--api-key-env {args.api_key_env}: that variable is not set")
-    settings = SamplingSettings(
-        max_new_tokens=args.max_new_tokens,
-        temperature=args.temperature,
-        top_p=args.top_p,
-        seed=args.seed,
-        threads=args.threads,
-        device=args.device,
-    )
+    settings = _settings(args)
     policy, where = local_policy(args.model, settings)
     name = args.name or default_label(args.model) or slug(Path(where).name)
     server = ChatCompletionServer(
