@@ -129,3 +129,15 @@ def test_resume_rule_names_what_differs():
         check_resumable([{**row, "timing": "wall"}], "f.jsonl", env, reward, "stored")
     stored = {"problem_id": "p", "program_sha256": program_sha256("x"), "program_name": "n"}
     assert row_key(stored) == program_key("p", "x", "n")
+
+
+@pytest.mark.parametrize("call", ["score", "score_batch"])
+def test_scoring_without_an_executor_is_one_line_naming_the_call(call):
+    """No hidden pool: a missing executor is the caller's UsageError, naming what they called."""
+    from execrl.problems import load_problems
+    from execrl.rewards import scoring
+
+    (problem,) = [p for p in load_problems("starter") if p.id == "fizzbuzz"]
+    args = (problem, ["print(1)"]) if call == "score" else ([(problem, ["print(1)"])],)
+    with pytest.raises(UsageError, match=rf"^{call} needs an executor"):
+        getattr(scoring, call)(*args, executor=None)

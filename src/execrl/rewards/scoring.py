@@ -76,6 +76,7 @@ def score(
 ) -> list[Scored]:
     """Score one program (or a group of G programs for one prompt) on ``problem``, running
     them on ``executor``."""
+    require_executor(executor, "score")  # (the error names what the caller called)
     single = isinstance(programs, str)
     group = Group(problem, [programs] if single else list(programs), names, pool)
     (scored,) = score_batch(
