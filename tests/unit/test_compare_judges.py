@@ -154,11 +154,17 @@ def test_custom_checker_needs_a_validator_and_only_custom_takes_one():
 )
 def test_large_outputs_compare_in_linear_time(checker):
     def seconds(n: int) -> float:
+        """The best of three runs, in this process's CPU time: the suite runs beside other
+        workers and sandboxes, and wall time under their load once read 72x for 8x the data
+        (the same sizes read 9x on a quiet machine)."""
         expected = "\n".join(f"{i} {i / 7:.9f}" for i in range(n)) + "\n"
         actual = expected.replace("\n", " \n").upper()[:-3] + "x\n"  # wrong at the very end
-        start = time.perf_counter()
-        outputs_match(actual, expected, checker)
-        return time.perf_counter() - start
+        runs = []
+        for _ in range(3):
+            start = time.process_time()
+            outputs_match(actual, expected, checker)
+            runs.append(time.process_time() - start)
+        return min(runs)
 
     small, large = seconds(20_000), seconds(160_000)
     assert large < 30 * max(small, 1e-3)  # 8x the data; quadratic work would be ~64x
