@@ -337,3 +337,24 @@ def test_dense_presets_log_centred_group_advantages(tmp_path, torch, preset):
     assert len(logged) >= 2 and all(r["advantage"] is not None for r in logged)
     if preset == "dense":
         assert sum(r["advantage"] for r in logged) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_chunked_sampling_is_each_chunk_sampled_with_its_own_seed(torch):
+    from execrl.rl.policy import load_policy, sample, sample_in_chunks
+
+    config = _config("policy.max_new_tokens=8")
+    model, tokenizer = load_policy(config.policy)
+    conversations = [[{"role": "user", "content": f"Write f{i}(n)."}] for i in range(5)]
+
+    def texts(samples):
+        return [s.text for s in samples]
+
+    chunked = sample_in_chunks(model, tokenizer, conversations, config.policy, batch=2, seed=7)
+    by_hand = [
+        *sample(model, tokenizer, conversations[0:2], config.policy, seed=7),
+        *sample(model, tokenizer, conversations[2:4], config.policy, seed=8),
+        *sample(model, tokenizer, conversations[4:], config.policy, seed=9),
+    ]
+    assert len(chunked) == 5 and texts(chunked) == texts(by_hand)
+    whole = sample_in_chunks(model, tokenizer, conversations, config.policy, batch=5, seed=7)
+    assert texts(whole) == texts(sample(model, tokenizer, conversations, config.policy, seed=7))

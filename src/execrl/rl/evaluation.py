@@ -1,6 +1,7 @@
 """Held-out pass@1 of the policy: ``eval.samples`` samples per held-out problem at
 ``eval.temperature``, each judged by the scorer (every correctness test, or the right
-optimum); c/n per problem, averaged, with the standard error over problems."""
+optimum), sampled ``eval.batch`` conversations per generate call; c/n per problem,
+averaged, with the standard error over problems."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from execrl.rl.policy import prompt_messages, sample
+from execrl.rl.policy import prompt_messages, sample_in_chunks
 from execrl.rl.scorers import ProgramScorer
 
 if TYPE_CHECKING:
@@ -32,8 +33,14 @@ def heldout_pass_at_1(
     n = config.samples
     ids = [pid for pid in problem_ids for _ in range(n)]
     conversations = [prompt_messages(scorer.problems[pid]) for pid in ids]
-    samples = sample(
-        model, tokenizer, conversations, train.policy, temperature=config.temperature, seed=seed
+    samples = sample_in_chunks(
+        model,
+        tokenizer,
+        conversations,
+        train.policy,
+        batch=config.batch,
+        temperature=config.temperature,
+        seed=seed,
     )
     passed = scorer.passed(ids, [s.text for s in samples])
     per_problem = {p: sum(passed[i * n : (i + 1) * n]) / n for i, p in enumerate(problem_ids)}

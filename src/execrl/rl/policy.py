@@ -130,6 +130,26 @@ def sample(
     return samples
 
 
+def sample_in_chunks(
+    model: Any,
+    tokenizer: Any,
+    conversations: Sequence[Conversation],
+    config: PolicyConfig,
+    *,
+    batch: int,
+    temperature: float | None = None,
+    seed: int,
+) -> list[Sample]:
+    """``sample`` on ``batch`` conversations at a time, chunk k with ``seed + k``: memory stays
+    that of one chunk (one call for 328 long prompts held 15 GB), and a set of at most
+    ``batch`` conversations samples exactly as one ``sample`` call."""
+    samples: list[Sample] = []
+    for k, start in enumerate(range(0, len(conversations), batch)):
+        chunk = conversations[start : start + batch]
+        samples += sample(model, tokenizer, chunk, config, temperature=temperature, seed=seed + k)
+    return samples
+
+
 def completion_length(ids: list[int], tokenizer: Any, stopped_at_code_end: bool) -> int:
     """Tokens up to and including the first end-of-sequence, or (when generation stops there)
     up to the end of the closed code block; the padding after either is not part of the
