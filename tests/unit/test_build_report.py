@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -131,7 +132,10 @@ def test_every_stage_and_its_counts_appear(page: str, card: str) -> None:
             for key, value in stage.items():
                 if key not in ("stage", "problems"):
                     assert f"{key.replace('_', ' ')} {value}" in text, (stage["stage"], key)
-    assert page.count("<svg") == 3  # stages, FP before/after, durations
+    svgs = re.findall(r"<svg.*?</svg>", page, re.S)
+    assert len(svgs) == 3  # stages, FP before/after, durations
+    for svg in svgs:
+        ET.fromstring(svg)  # well-formed: every label escaped
 
 
 def test_strings_from_the_data_are_escaped(page: str, card: str) -> None:
