@@ -96,6 +96,8 @@ SUMMARY = {
                     {"reference": "incorrect-3", "label": "incorrect", "verdicts": {"success": 5}}
                 ],
             },
+            attempts={"tried": 3, "accepted": 1, "rejected": {"no two solutions agree": 2}},
+            solutions={"correct_dropped": ["correct-9"], "false_positives": ["incorrect-3"]},
             false_positive_rate={"before": 0.75, "after": 0.25},
             durations_ms=None,
             robust_cv=None,
@@ -156,6 +158,13 @@ def test_false_positive_rates_before_and_after(page: str, card: str) -> None:
     # dropped problem a quarter of the full width
     assert text.count("before: ") == 3 and text.count("after: ") == 3
     assert 'width="90.0"' in page  # 0.25 of the 360-pixel plot
+
+
+def test_attempts_and_solutions_by_name(page: str, card: str) -> None:
+    text = html_text(page)
+    for where in (text, card):
+        assert "no two solutions agree 2" in where and "1 / 3" in where
+    assert "<td>correct-9</td><td>incorrect-3</td>" in page
 
 
 def test_missing_values_read_as_a_dash(page: str, card: str) -> None:

@@ -109,6 +109,14 @@ def _removed(problem: Mapping[str, Any], round_: Round) -> str:
     return f"{removed.get('timeout', 0)} / {removed.get('failure', 0)}"
 
 
+def _rejected(problem: Mapping[str, Any]) -> str:
+    """Rejected attempts by kind of reason (``no two solutions agree 1``), and inconclusive."""
+    kinds = dict(_get(problem, "attempts.rejected", {}))
+    if inconclusive := _get(problem, "attempts.inconclusive", 0):
+        kinds["inconclusive"] = inconclusive
+    return ", ".join(f"{k} {v}" for k, v in kinds.items()) or "0"
+
+
 def _durations(problem: Mapping[str, Any]) -> list[str]:
     durations = problem.get("durations_ms") or {}
     return [milliseconds(durations.get(p)) for p in ("p10", "p50", "p90")]
@@ -136,6 +144,7 @@ def tests_table(summary: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]
         "problem",
         "original",
         "attempts accepted / tried",
+        "attempts rejected",
         "generated",
         "removed in correctness (timeout / failure)",
         "removed in optimization (timeout / failure)",
@@ -147,6 +156,7 @@ def tests_table(summary: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]
             str(p.get("problem_id")),
             str(_get(p, "tests.original", MISSING)),
             f"{_get(p, 'attempts.accepted', 0)} / {_get(p, 'attempts.tried', 0)}",
+            _rejected(p),
             str(_get(p, "tests.generated", MISSING)),
             _removed(p, Round.CORRECTNESS),
             _removed(p, Round.OPTIMIZATION),
@@ -296,9 +306,15 @@ def report_html(summary: dict[str, Any]) -> str:
     page.heading("Settings")
     page.table(["setting", "value"], _settings_rows(summary))
     page.heading("Counts per stage")
-    header, rows = stage_table(summary)
-    page.table(header, rows)
-    page.raw(bars_svg([r[0] for r in rows], {"problems": [_int(r[1]) for r in rows]}, fmt=_count))
+    page.table(*stage_table(summary))
+    stages = list(summary.get("stages") or [])
+    page.raw(
+        bars_svg(
+            [str(s.get("stage")) for s in stages],
+            {"problems": [s.get("problems") for s in stages]},
+            fmt=_count,
+        )
+    )
     problems = _problems(summary)
     ids = [str(p.get("problem_id")) for p in problems]
     page.heading("Tests per problem")
@@ -336,6 +352,10 @@ def report_html(summary: dict[str, Any]) -> str:
     )
     page.heading("Solutions, filterability and split")
     page.table(*solutions_table(summary))
+    page.table(
+        ["problem", "correct solutions dropped", "false positives after"],
+        _solution_name_rows(summary) or [["(none)", "", ""]],
+    )
     page.heading("Dropped problems")
     page.table(["problem", "reasons"], _reason_rows(summary) or [["(none)", ""]])
     page.heading("Label disagreements")
@@ -363,6 +383,17 @@ def _settings_rows(summary: Mapping[str, Any]) -> list[list[str]]:
     ]
 
 
+def _solution_name_rows(summary: Mapping[str, Any]) -> list[list[str]]:
+    """The problems with a dropped correct solution or a false positive left, by name."""
+    rows = []
+    for p in _problems(summary):
+        dropped = _get(p, "solutions.correct_dropped", [])
+        positives = _get(p, "solutions.false_positives", [])
+        if dropped or positives:
+            rows.append([str(p.get("problem_id")), ", ".join(dropped), ", ".join(positives)])
+    return rows
+
+
 def _reason_rows(summary: Mapping[str, Any]) -> list[list[str]]:
     return [
         [str(p.get("problem_id")), "; ".join(p.get("reasons") or []) or MISSING]
@@ -382,10 +413,6 @@ def _disagreement_rows(summary: Mapping[str, Any]) -> list[list[str]]:
         for p in _problems(summary)
         for d in _get(p, "verify.disagreements", [])
     ]
-
-
-def _int(text: str) -> float | None:
-    return float(text) if text.isdigit() else None
 
 
 def _count(value: float | None) -> str:
