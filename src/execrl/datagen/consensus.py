@@ -14,8 +14,10 @@ One attempt is the generator's 15 calls (``attempt_schedule``). It is all-or-not
    accepted tests as an ordinary judged request and must pass them all (it catches a solution
    whose output changes between runs).
 
-An infrastructure failure (an ``inconclusive`` verdict anywhere) makes the attempt
-``inconclusive``: neither accepted nor rejected, to be retried.
+An infrastructure failure (an ``inconclusive`` verdict) makes the attempt ``inconclusive``:
+neither accepted nor rejected, to be retried. Only a failure that decides the attempt anyway
+comes first: a generator call that failed on its own rejects it, and a solution that failed on
+its own on some input agrees with no one, whatever their other runs gave.
 """
 
 from __future__ import annotations
@@ -174,11 +176,12 @@ def problem_limits(problem: Problem) -> Limits:
 
 
 def _first_failed_call(inputs: Sequence[GeneratedInput]) -> GeneratedInput | None:
-    """The first call (in schedule order) that gave no input: an inconclusive one first, since
-    a sandbox failure says nothing about the generator."""
+    """The call that decides a failed attempt: the first one (in schedule order) the generator
+    itself failed, which rejects the attempt whatever the others gave; else the first
+    inconclusive one (a sandbox failure says nothing about the generator); else None."""
+    failed = [i for i in inputs if i.error is not None and not i.inconclusive]
     unsure = [i for i in inputs if i.inconclusive]
-    failed = [i for i in inputs if i.error is not None]
-    return (unsure or failed or [None])[0]
+    return (failed or unsure or [None])[0]
 
 
 def _no_agreement(runs: Sequence[SolutionRun]) -> str:
@@ -227,15 +230,19 @@ def _as_judged(problem: Problem, code: str) -> str:
 def _solution_run(
     name: str, inputs: Sequence[GeneratedInput], captured: Sequence[tuple[TestResult, str]]
 ) -> SolutionRun:
-    outputs = []
+    """A solution's outputs, or its first own failure (it then agrees with no one, whatever
+    else happened), or else its first inconclusive run."""
+    outputs, unsure = [], None
     for generated, (verdict, stdout) in zip(inputs, captured, strict=True):
         if verdict.status is Status.INCONCLUSIVE:
-            return SolutionRun(name, None, f"{generated.call}: {verdict.detail}", True)
-        if not verdict.passed:
+            unsure = unsure or f"{generated.call}: {verdict.detail}"
+        elif not verdict.passed:
             return SolutionRun(name, None, f"{generated.call}: {verdict_text(verdict)}")
-        if "\ufffd" in stdout:  # (capture decodes with replacement characters)
+        elif "\ufffd" in stdout:  # (capture decodes with replacement characters)
             return SolutionRun(name, None, f"{generated.call}: printed bytes that are not UTF-8")
         outputs.append(stdout)
+    if unsure is not None:
+        return SolutionRun(name, None, unsure, inconclusive=True)
     return SolutionRun(name, outputs)
 
 
