@@ -114,13 +114,21 @@ def open_judge(
 
 def call_key(row: Mapping[str, Any]) -> Hashable:
     """What identifies a call in judge.jsonl: pair (problem and both programs), index, judge
-    and seed."""
-    return (
-        row["problem_id"],
-        tuple(row["programs"]),
-        row["call"],
-        row["judge"],
-        row["seed"],
+    and seed (the judge's sampling settings are not part of it)."""
+    return (row["problem_id"], tuple(row["programs"]), row["call"], row["judge"], row["seed"])
+
+
+def pair_key(pair: JudgePair, call: int, *, judge: str, seed: int) -> Hashable:
+    """:func:`call_key` of the row that call ``call`` of ``pair`` writes."""
+    programs = [pair.a.sha256, pair.b.sha256]
+    return call_key(
+        {
+            "problem_id": pair.problem_id,
+            "programs": programs,
+            "call": call,
+            "judge": judge,
+            "seed": seed,
+        }
     )
 
 
@@ -143,10 +151,6 @@ def call_row(
         "error": parsed.error,
         "speed_correct": is_speed_correct(judged, pair.faster),
     }
-
-
-def pair_key(pair: JudgePair, call: int, *, judge: str, seed: int) -> Hashable:
-    return (pair.problem_id, (pair.a.sha256, pair.b.sha256), call, judge, seed)
 
 
 def run_calls(
