@@ -14,6 +14,7 @@ import sys
 import warnings
 
 from execrl import __version__
+from execrl.cli import build as build_cmd
 from execrl.cli import eval as eval_cmd
 from execrl.cli import metrics as metrics_cmd
 from execrl.cli import problems as problems_cmd
@@ -46,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"execrl {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     problems_cmd.register(commands)
+    build_cmd.register(commands)
     score_cmd.register(commands)
     run_cmd.register(commands)
     metrics_cmd.register(commands)
