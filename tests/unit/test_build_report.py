@@ -218,6 +218,10 @@ PASS_ORIGINALS = {
 }
 
 
+# Correct-labelled solutions that fail an original test (label disagreements verify reports).
+FAIL_ORIGINALS = {"9001_b-inversion-count": {"correct-9"}}
+
+
 def fixture_problems():
     with pytest.warns(SkippedSubmissionsWarning, match="skipped 2 submission"):
         kattis = load_kattis(BUILD / "kattis")
@@ -244,7 +248,9 @@ def test_fixture_solutions_get_the_intended_verdicts_on_the_original_tests(execu
         report = verify_problem(problem, executor=executor, show_progress=False)
         passing = {r.reference.name for r in report.references if r.record.all_passed}
         correct = {r.name for r in problem.references if r.label is ReferenceLabel.CORRECT}
-        assert passing == correct | PASS_ORIGINALS[problem.id], problem.id
+        mislabelled = FAIL_ORIGINALS.get(problem.id, set())
+        assert mislabelled <= correct
+        assert passing == (correct - mislabelled) | PASS_ORIGINALS[problem.id], problem.id
 
 
 @pytest.mark.parametrize("path", sorted(BUILD.glob("*-generators/*.py")), ids=lambda p: p.stem)
