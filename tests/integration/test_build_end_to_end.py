@@ -18,6 +18,8 @@ from execrl.problems.io import load_problems
 from execrl.problems.kattis import SkippedSubmissionsWarning, load_kattis
 from execrl.problems.models import ReferenceLabel, TestGroup
 from tests.integration._training import MISSING
+from tests.service._server import running_server
+from tests.service.test_open_executor import server_executions
 
 BUILD = Path(__file__).parents[1] / "fixtures" / "build"
 ROWS = BUILD / "codecontests" / "problems.jsonl"
@@ -103,7 +105,14 @@ def test_a_second_build_runs_nothing_again_and_writes_the_same_set(built, capsys
     assert build(built) == 0
     assert cache_rows(built) == before
     second = summary(built)
-    assert {**second, "created": None} == {**first, "created": None}
+
+    def timeless(report: dict) -> dict:
+        rows = [{**r, "seconds": None} for r in report["problems"]]
+        return {**report, "created": None, "problems": rows}
+
+    assert timeless(second) == timeless(first)
+    # everything came from the cache: no stage ran a program again
+    assert all(s < 5 for r in second["problems"] for s in r["seconds"].values())
     assert "kept 2 of 3 problems" in capsys.readouterr().out
 
 
@@ -133,25 +142,80 @@ def test_train_takes_the_built_set(built, tmp_path):
     assert len(rollouts) == 4 and {r["problem_id"] for r in rollouts} <= set(KEPT)
 
 
-def test_a_kattis_package_builds_and_its_false_positives_drop(executor, tmp_path):
+KATTIS_CAUGHT = {
+    "wrong_answer-positive_sum",
+    "wrong_answer-zero_start",
+    "run_time_error-recursive",
+    "time_limit_exceeded-brute_force",
+}
+
+
+@pytest.fixture(scope="module")
+def kattis_build(executor, tmp_path_factory):
     with pytest.warns(SkippedSubmissionsWarning):
         problems = load_kattis(BUILD / "kattis")
-    result = build_problem_set(
+    return build_problem_set(
         problems,
-        tmp_path / "out",
+        tmp_path_factory.mktemp("kattis"),
         executor=executor,
         settings=BuildSettings(attempts=1),
         generators=BUILD / "kattis-generators",
         show_progress=False,
     )
-    (row,) = result.summary["problems"]
+
+
+def test_a_kattis_package_builds_and_its_false_positives_drop(kattis_build):
+    (row,) = kattis_build.summary["problems"]
     assert row["kept"], row["reasons"]
     assert row["false_positive_rate"] == {"before": 0.75, "after": 0.0}
-    (problem,) = result.problems
-    caught = {r.name for r in problem.references_labelled(ReferenceLabel.INCORRECT)}
-    assert caught == {
-        "wrong_answer-positive_sum",
-        "wrong_answer-zero_start",
-        "run_time_error-recursive",
-        "time_limit_exceeded-brute_force",
-    }
+    (problem,) = kattis_build.problems
+    assert {r.name for r in problem.references_labelled(ReferenceLabel.INCORRECT)} == KATTIS_CAUGHT
+
+
+def test_a_build_on_execrl_serve_is_the_build_here(kattis_build, tmp_path):
+    """Every program (generators included) runs on a real server: the same tests are
+    generated, accepted and filtered as on the local pool."""
+    out = tmp_path / "remote"
+    with running_server(workers=2) as server:
+        before = server_executions(server)
+        argv = ["build", str(BUILD / "kattis"), "--generators", str(BUILD / "kattis-generators")]
+        code = main([*argv, "--out", str(out), "--attempts", "1", "--executor", server.url])
+        assert code == 0
+        assert server_executions(server) - before > 0
+
+    def verdicts(report: dict) -> list[dict]:
+        drop = ("seconds", "durations_ms", "robust_cv", "duration_filterable")
+        rows = [{k: v for k, v in r.items() if k not in drop} for r in report["problems"]]
+        return [{**r, "attempts": {**r["attempts"], "seconds": None}} for r in rows]
+
+    assert verdicts(summary(out)) == verdicts(kattis_build.summary)
+    (remote,) = load_problems(out / "problems")
+    (local,) = kattis_build.problems
+    def tests(problem) -> list[dict]:
+        return sorted((t.model_dump() for t in problem.tests), key=lambda t: t["id"])
+
+    assert tests(remote) == tests(local)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(bool(MISSING), reason=f"needs {', '.join(MISSING)}: make train-setup")
+def test_smollm2_writes_generators_the_build_runs_sandboxed(tmp_path):
+    """The model-written path end to end (its generators' quality is not the point): the
+    generators are written once, cached, tried in the sandbox, and said in the summary."""
+    out = tmp_path / "model"
+    argv = [
+        "build", str(ROWS), "--format", "codecontests", "--id", KEPT[0], "--out", str(out),
+        "--generator-model", "local", "--model-generators", "1", "--generator-max-tokens",
+        "96", "--attempts", "1", "--jobs", "2",
+    ]  # fmt: skip
+    assert main(argv) == 0
+    (row,) = summary(out)["problems"]
+    origins = {g["origin"] for g in row["generators"]}
+    assert origins <= {"model"} and len(row["generators"]) <= 1
+    assert row["attempts"]["tried"] == len(row["generators"])
+    with gzip.open(out / "cache" / "generators.jsonl.gz", "rt") as f:
+        written = [json.loads(line) for line in f]
+    assert len(written) == 1 and written[0]["problem_id"] == KEPT[0]
+    # a rerun asks the model nothing: the same generators come from the cache
+    assert main(argv) == 0
+    assert summary(out)["problems"][0]["generators"] == row["generators"]

@@ -51,6 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--model-generators", type=int, default=2, metavar="N", help="per problem (default 2)"
     )
+    p.add_argument("--generator-max-tokens", type=int, default=768, metavar="N", help="default 768")
     p.add_argument("--attempts", type=int, default=2, help="per generator (default 2)")
     p.add_argument(
         "--max-solutions", type=int, metavar="N", help="of each label per problem (default: all)"
@@ -77,14 +78,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         raise UsageError(f"--generators {args.generators}: no such folder")
     if args.fresh and (args.out / "cache").is_dir():
         shutil.rmtree(args.out / "cache")
-    sampler = None
-    if args.generator_model:
-        sampler, _ = open_sampler(
-            args.generator_model,
-            SamplingSettings(max_new_tokens=768, temperature=0.8),
-            n=settings.model_generators,
-            model_name=args.generator_model_name,
-        )
+    sampler = _OnFirstUse(args, settings) if args.generator_model else None
     with open_executor_from_args(args, workers=workers) as executor:
         result = build_problem_set(
             problems,
@@ -116,6 +110,7 @@ def _settings(args: argparse.Namespace) -> BuildSettings:
     check_range("--attempts", args.attempts, 1, 1000, "attempts per generator")
     check_range("--model-generators", args.model_generators, 1, 100, "generators per problem")
     check_range("--max-solutions", args.max_solutions, 1, 100_000, "solutions per label")
+    check_range("--generator-max-tokens", args.generator_max_tokens, 16, 32_768, "tokens")
     if not 0 <= args.heldout_share < 1:
         raise UsageError(f"--heldout-share {args.heldout_share}: expected 0 to < 1")
     return BuildSettings(
@@ -126,6 +121,24 @@ def _settings(args: argparse.Namespace) -> BuildSettings:
         split_seed=args.split_seed,
         require_duration_filterable=args.require_duration_filterable,
     )
+
+
+class _OnFirstUse:
+    """The generator model, opened when a problem first needs generators written (a resumed
+    build has them cached and loads no model)."""
+
+    def __init__(self, args: argparse.Namespace, settings: BuildSettings) -> None:
+        self.args, self.settings, self.sampler = args, settings, None
+
+    def sample(self, conversation, n: int) -> list[str]:
+        if self.sampler is None:
+            self.sampler, _ = open_sampler(
+                self.args.generator_model,
+                SamplingSettings(max_new_tokens=self.args.generator_max_tokens, temperature=0.8),
+                n=self.settings.model_generators,
+                model_name=self.args.generator_model_name,
+            )
+        return self.sampler.sample(conversation, n)
 
 
 def _print_problem(row: Row) -> None:

@@ -1,4 +1,4 @@
-"""``execrl eval sample | run | metrics | replay | serve``: evaluate models on a problem set
+"""``execrl eval sample | run | metrics | replay | serve | judge``: evaluate models on a problem set
 (spec optimization-rl.md §5; docs/evaluation.md).
 
 1. ``sample``: n completions per problem from a model into an evaluation folder — the local
@@ -11,8 +11,11 @@
    limit, timing or reference calibration; an HTML report.
 4. ``replay``: the same along a sweep (calibration α or β, cap, limit or τ), with plots.
 5. ``serve``: put a local model behind an OpenAI-compatible endpoint.
+6. ``judge``: why one source's programs are faster than another's (the pairwise speed judge,
+   docs/judge.md).
 
-Each subcommand lives in its own module (``eval_sample``, ``eval_run``, ``eval_metrics``);
+Each subcommand lives in its own module (``eval_sample``, ``eval_run``, ``eval_metrics``,
+``eval_judge``);
 this one is the group's entry in the command table.
 
 Exit codes: 0 done, 2 bad input or an execrl failure (missing model, unreachable endpoint,
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 
+from execrl.cli.eval_judge import register_judge
 from execrl.cli.eval_metrics import register_metrics, register_replay
 from execrl.cli.eval_run import register_run
 from execrl.cli.eval_sample import register_sample, register_serve
@@ -36,5 +40,6 @@ def register(commands: argparse._SubParsersAction) -> None:
         "replay) p_τ pass@k, win rates, bootstrap intervals and per-difficulty breakdowns.",
     )
     sub = p.add_subparsers(dest="eval_command", metavar="COMMAND", required=True)
-    for add in (register_sample, register_run, register_metrics, register_replay, register_serve):
+    registers = (register_sample, register_run, register_metrics, register_replay, register_serve)
+    for add in (*registers, register_judge):
         add(sub)

@@ -22,10 +22,12 @@ HTML report and the dataset card beside it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import shutil
-from collections.abc import Callable, Hashable, Sequence
+import time
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -189,20 +191,25 @@ class ProblemBuild:
         self.settings = settings
         self.cache = cache
         self.progress = show_progress
+        self.seconds: dict[str, float] = {}
         limit = settings.max_solutions
         self.correct = problem.references_labelled(ReferenceLabel.CORRECT)[:limit]
         self.incorrect = problem.references_labelled(ReferenceLabel.INCORRECT)[:limit]
 
     def run(self, generators: Path | None, sampler: Any) -> tuple[Row, Problem | None]:
-        verified = self.verify()
+        with self.timed("verify"):
+            verified = self.verify()
         correct = [r for r in self.correct if verified[r.name]["verified"]]
         controls = [r for r in self.incorrect if not verified[r.name]["inconclusive"]]
-        programs = self.generator_programs(generators, sampler)
-        attempts = self.attempts(programs, correct)
+        with self.timed("write_generators"):
+            programs = self.generator_programs(generators, sampler)
+        with self.timed("generate"):
+            attempts = self.attempts(programs, correct)
         tests = _unique_inputs(self.problem, [t for a in attempts for t in a.tests])
         runs = {name: dict(row["runs"]) for name, row in verified.items()}
-        for name, results in self.run_generated(tests, [*correct, *controls]).items():
-            runs[name].update(results)
+        with self.timed("run"):
+            for name, results in self.run_generated(tests, [*correct, *controls]).items():
+                runs[name].update(results)
         problem_runs = ProblemRuns(
             tests=[TestInfo(t.id, t.group, False) for t in self.problem.tests]
             + [TestInfo(t.id, t.group, True) for t in tests],
@@ -213,9 +220,20 @@ class ProblemBuild:
         )
         rounds = run_rounds(problem_runs)
         row = self.summary_row(verified, programs, attempts, tests, rounds)
+        row["seconds"] = {stage: round(t, 3) for stage, t in self.seconds.items()}
         if not row["kept"]:
             return row, None
         return row, self.output(tests, correct, controls, rounds, problem_runs)
+
+    @contextlib.contextmanager
+    def timed(self, stage: str) -> Iterator[None]:
+        """Add the block's wall seconds to ``stage`` (the summary's ``seconds``: what a build's
+        time goes to; a stage answered from the cache takes almost none)."""
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[stage] = self.seconds.get(stage, 0.0) + time.perf_counter() - start
 
     # -- stages --------------------------------------------------------------------------
 

@@ -14,6 +14,9 @@ from execrl.evaluate.bootstrap import Estimate, bootstrap_ci, bootstrap_indices
 from execrl.evaluate.campaign import campaign_requests, run_campaign
 from execrl.evaluate.completions import Completion, read_completions
 from execrl.evaluate.folder import EvalFolder, ManifestEntry, ModelInfo, Sample
+from execrl.evaluate.judge import PairSelection, select_pairs
+from execrl.evaluate.judge_parse import parse_judgement
+from execrl.evaluate.judge_run import JudgeSettings, judge_pairs, load_pairs
 from execrl.evaluate.metrics import (
     DEFAULT_KS,
     DEFAULT_TAUS,
@@ -65,9 +68,11 @@ __all__ = [
     "EvalFolder",
     "EvalMetrics",
     "EvalReport",
+    "JudgeSettings",
     "ManifestEntry",
     "MetricOptions",
     "ModelInfo",
+    "PairSelection",
     "PolicySampler",
     "ProblemChoice",
     "Replay",
@@ -87,9 +92,12 @@ __all__ = [
     "compute_metrics",
     "degenerate_ratios",
     "evaluate",
+    "judge_pairs",
     "load_eval",
+    "load_pairs",
     "local_policy",
     "open_sampler",
+    "parse_judgement",
     "parse_ks",
     "parse_numbers",
     "parse_taus",
@@ -106,6 +114,7 @@ __all__ = [
     "sample_problems",
     "samples_from_jsonl",
     "samples_from_programs",
+    "select_pairs",
     "sweep",
     "sweep_values",
     "write_report",
