@@ -191,6 +191,7 @@ def test_a_build_on_execrl_serve_is_the_build_here(kattis_build, tmp_path):
     assert verdicts(summary(out)) == verdicts(kattis_build.summary)
     (remote,) = load_problems(out / "problems")
     (local,) = kattis_build.problems
+
     def tests(problem) -> list[dict]:
         return sorted((t.model_dump() for t in problem.tests), key=lambda t: t["id"])
 
