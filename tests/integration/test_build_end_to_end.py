@@ -127,6 +127,31 @@ def test_score_timing_and_simulate_take_the_built_set(built, tmp_path, capsys):
     assert "qp(p=0.3)" in capsys.readouterr().out
 
 
+def test_verl_rows_of_the_built_set_score_its_references(built, executor, tmp_path):
+    """The built set as verl parquet rows (``execrl.integrations.verl``); verl's
+    ``compute_score`` on a row rewards the fastest correct reference and not an incorrect one."""
+    pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    from execrl.integrations.verl import compute_score, write_verl_dataset
+
+    problems = load_problems(built / "problems")
+    path = write_verl_dataset(
+        problems, tmp_path / "rows.parquet", problem_source=str(built / "problems")
+    )
+    rows = pq.read_table(path).to_pylist()
+    assert [r["extra_info"]["problem_id"] for r in rows] == [p.id for p in problems]
+    row, problem = rows[0], problems[0]
+    good = problem.references_labelled(ReferenceLabel.CORRECT)[0].code
+    bad = problem.references_labelled(ReferenceLabel.INCORRECT)[0].code
+    args = (row["data_source"],)
+    kwargs = {"executor": executor}
+    gt, extra = row["reward_model"]["ground_truth"], row["extra_info"]
+    passed = compute_score(*args, f"```python\n{good}```", gt, extra, **kwargs)
+    failed = compute_score(*args, f"```python\n{bad}```", gt, extra, **kwargs)
+    assert passed["score"] > failed["score"]
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(bool(MISSING), reason=f"needs {', '.join(MISSING)}: make train-setup")
 def test_train_takes_the_built_set(built, tmp_path):

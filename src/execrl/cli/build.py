@@ -15,7 +15,12 @@ from execrl.cli._executor import (
     jobs,
     open_executor_from_args,
 )
-from execrl.datagen.pipeline import REPORT_FILE, BuildSettings, build_problem_set
+from execrl.datagen.pipeline import (
+    REPORT_FILE,
+    BuildSettings,
+    build_problem_set,
+    check_build_folder,
+)
 from execrl.errors import UsageError
 from execrl.evaluate.samplers import SamplingSettings, open_sampler
 from execrl.problems.io import load_problems, select_problems
@@ -76,6 +81,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     problems = select_problems(load_problems(args.source, format=args.format), args.ids)
     if args.generators is not None and not args.generators.is_dir():
         raise UsageError(f"--generators {args.generators}: no such folder")
+    check_build_folder(args.out)  # before any sandbox or model starts
     if args.fresh and (args.out / "cache").is_dir():
         shutil.rmtree(args.out / "cache")
     sampler = _OnFirstUse(args, settings) if args.generator_model else None

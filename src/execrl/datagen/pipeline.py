@@ -111,7 +111,7 @@ def build_problem_set(
     writes ``settings.model_generators`` generators per problem; ``on_problem`` is called
     with each problem's summary row as soon as it is known."""
     out = Path(out)
-    _claim(out)
+    check_build_folder(out)
     rows: list[Row] = []
     built: list[Problem] = []
     with BuildCache(out / "cache") as cache:
@@ -539,7 +539,7 @@ def _summary(rows: list[Row], settings: BuildSettings, source: str) -> dict[str,
     }
 
 
-def _claim(out: Path) -> None:
+def check_build_folder(out: Path) -> None:
     """Refuse to build into a folder that holds something other than an earlier build."""
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out}: is a file; name a folder to build into")
