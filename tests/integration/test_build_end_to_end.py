@@ -245,3 +245,27 @@ def test_smollm2_writes_generators_the_build_runs_sandboxed(tmp_path):
     # a rerun asks the model nothing: the same generators come from the cache
     assert main(argv) == 0
     assert summary(out)["problems"][0]["generators"] == row["generators"]
+
+
+def test_copies_of_a_solution_count_once_and_call_problems_get_no_generated_tests(
+    executor, tmp_path
+):
+    """Two copies of one program would "agree" on any input: a build uses the first. A
+    HumanEval problem (call tests) gets no stdin inputs, and says so."""
+    from execrl.datagen.pipeline import BuildCache, ProblemBuild
+
+    with pytest.warns(SkippedSubmissionsWarning):
+        (problem,) = load_kattis(BUILD / "kattis")
+    first = problem.references_labelled(ReferenceLabel.CORRECT)[0]
+    copy = first.model_copy(update={"name": "copy", "code": first.code + "\n\n"})
+    doubled = problem.model_copy(update={"references": [*problem.references, copy]})
+    with BuildCache(tmp_path / "cache") as cache:
+        work = ProblemBuild(doubled, executor, BuildSettings(), cache, False)
+    assert work.duplicates == 1 and "copy" not in {r.name for r in work.correct}
+    (humaneval,) = load_problems("humaneval")[:1]
+    result = build_problem_set(
+        [humaneval], tmp_path / "out", executor=executor, show_progress=False
+    )
+    (row,) = result.summary["problems"]
+    assert not row["kept"] and row["attempts"]["tried"] == 0
+    assert "generated tests are stdin/stdout only" in row["reasons"][0]

@@ -164,3 +164,22 @@ def test_mistakes_are_one_line_errors_before_the_judge_loads(evaluated, tmp_path
     with pytest.raises(EndpointError, match=r"cannot reach .*is the server running") as info:
         judge_command([str(evaluated), "fast", "slow", "--judge", closed, "--out", str(tmp_path)])
     assert "\n" not in str(info.value)
+
+
+def test_a_build_asks_the_served_model_for_generators(served, tmp_path):
+    """``execrl build --generator-model URL``: the endpoint writes the generators (SmolLM2 in
+    32 tokens rarely writes one that parses: what is checked is that it was asked, what came
+    back was counted, and every kept one was tried in the sandbox)."""
+    from execrl.cli.main import main
+
+    build = Path(__file__).parents[1] / "fixtures" / "build"
+    out = tmp_path / "built"
+    argv = ["build", str(build / "kattis"), "--out", str(out), "--generator-model", served]
+    assert main([*argv, "--model-generators", "2", "--attempts", "1", "--jobs", "2"]) == 0
+    (row,) = json.loads((out / "build-report.json").read_text())["problems"]
+    assert row["model_generators"]["asked"] == 2
+    assert row["model_generators"]["kept"] == len(row["generators"]) <= 2
+    assert {g["origin"] for g in row["generators"]} <= {"model"}
+    assert row["attempts"]["tried"] == len(row["generators"])
+    if not row["generators"]:
+        assert row["reasons"][0].startswith("no generator")

@@ -192,9 +192,17 @@ class ProblemBuild:
         self.cache = cache
         self.progress = show_progress
         self.seconds: dict[str, float] = {}
+        self.model_written: dict[str, int] | None = None
+        """Generators asked of the model, and kept (samples with code that parses)."""
         limit = settings.max_solutions
-        self.correct = problem.references_labelled(ReferenceLabel.CORRECT)[:limit]
-        self.incorrect = problem.references_labelled(ReferenceLabel.INCORRECT)[:limit]
+        correct = _distinct(problem.references_labelled(ReferenceLabel.CORRECT))
+        incorrect = _distinct(problem.references_labelled(ReferenceLabel.INCORRECT))
+        self.duplicates = len(problem.references) - len(correct) - len(incorrect)
+        """Solutions whose code repeats an earlier one of the same label (real CodeContests
+        rows carry copies): two copies of one program would "agree" on anything."""
+        self.correct, self.incorrect = correct[:limit], incorrect[:limit]
+        self.stdio = problem.test_kinds <= {"stdio"}
+        """Generated inputs are stdin texts: a problem with call or assert tests gets none."""
 
     def run(self, generators: Path | None, sampler: Any) -> tuple[Row, Problem | None]:
         with self.timed("verify"):
@@ -274,10 +282,11 @@ class ProblemBuild:
         row = self.cache.get("generators", key)
         if row is None:
             written = model_generators(self.problem, sampler, wanted)
-            row = {"key": key, "problem_id": self.problem.id, "generators": [
+            row = {"key": key, "problem_id": self.problem.id, "asked": wanted, "generators": [
                 asdict(g) for g in written
             ]}  # fmt: skip
             self.cache.put("generators", row)
+        self.model_written = {"asked": wanted, "kept": len(row["generators"])}
         return programs + [GeneratorProgram(**g) for g in row["generators"]]
 
     def attempts(
@@ -285,8 +294,8 @@ class ProblemBuild:
     ) -> list[AttemptResult]:
         """Every attempt of every generator (those cached reused; an inconclusive one, an
         infrastructure failure, is tried again)."""
-        if len(correct) < 2:
-            return []  # no agreement is possible; said by the summary's reasons
+        if len(correct) < 2 or not self.stdio:
+            return []  # no agreement is possible, or no stdin to feed: said by the reasons
         refs_key = digest([r.code for r in correct], _judging(self.problem))
         limits = self.settings.generator_limits
         results = []
@@ -380,6 +389,8 @@ class ProblemBuild:
                            "can be accepted by agreement")  # fmt: skip
         if not programs:
             reasons.insert(0, "no generator (the problem's own, supplied, or model-written)")
+        if not self.stdio:
+            reasons.insert(0, "has call or assert tests; generated tests are stdin/stdout only")
         filterable = rounds.duration_filterable
         if self.settings.require_duration_filterable and not filterable:
             reasons.append("reference durations do not spread (robust CV < 0.3)")
@@ -394,6 +405,7 @@ class ProblemBuild:
                 "incorrect_labelled": len(incorrect),
                 "incorrect_verified": sum(r["verified"] for r in incorrect),
                 "inconclusive": sum(r["inconclusive"] for r in [*correct, *incorrect]),
+                "duplicates": self.duplicates,
                 "disagreements": [  # correct-labelled, failing a test of the problem's own
                     {"reference": r["reference"], "label": r["label"], "verdicts": r["verdicts"]}
                     for r in correct
@@ -401,6 +413,7 @@ class ProblemBuild:
                 ],
             },
             "generators": [{"name": p.name, "origin": p.origin} for p in programs],
+            "model_generators": self.model_written,
             "attempts": _attempt_counts(attempts),
             "tests": {
                 "original": len(self.problem.tests),
@@ -428,6 +441,17 @@ class ProblemBuild:
             "length_filterable": rounds.length_filterable,
             "durations_ms": duration_percentiles_ms(rounds.per_test_mean_s),
         }
+
+
+def _distinct(references: Sequence[Reference]) -> list[Reference]:
+    """The first of each program text (whitespace at the ends ignored), in order."""
+    seen: set[str] = set()
+    kept = []
+    for ref in references:
+        if ref.code.strip() not in seen:
+            seen.add(ref.code.strip())
+            kept.append(ref)
+    return kept
 
 
 def _attempt_row(key: str, problem_id: str, result: AttemptResult) -> Row:
