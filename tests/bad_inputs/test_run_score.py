@@ -348,7 +348,10 @@ def test_interrupted_score_keeps_every_finished_row_and_resumes(sum_problem_dir,
     completions = tmp_path / "rollouts.jsonl"
     with completions.open("w") as f:
         for i in range(300):
-            code = f"import time\ntime.sleep(0.02)\n{SUM}# {i}\n"
+            # 0.05 s each: the 300 take >= 7 s on 2 workers, so the interrupt comes mid-run
+            # even when this test is starved beside the suite's other worker (once, at 0.02 s,
+            # the run finished before the poll below saw 20 rows)
+            code = f"import time\ntime.sleep(0.05)\n{SUM}# {i}\n"
             f.write(json.dumps({"problem_id": "sum-list", "program": code}) + "\n")
     out = tmp_path / "scores.jsonl"
     argv = [sys.executable, "-m", "execrl.cli.main", "score", str(sum_problem_dir.parent),
@@ -360,6 +363,7 @@ def test_interrupted_score_keeps_every_finished_row_and_resumes(sum_problem_dir,
             if out.exists() and out.read_bytes().count(b"\n") >= 20:
                 break
             time.sleep(0.05)
+        assert proc.poll() is None, "the run finished before it could be interrupted"
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
     finally:
