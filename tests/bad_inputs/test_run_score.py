@@ -356,7 +356,17 @@ def test_interrupted_score_keeps_every_finished_row_and_resumes(sum_problem_dir,
     out = tmp_path / "scores.jsonl"
     argv = [sys.executable, "-m", "execrl.cli.main", "score", str(sum_problem_dir.parent),
             "--programs", str(completions), "--out", str(out), "--jobs", "2"]  # fmt: skip
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # A Ctrl-C as a terminal sends it: SIGINT at its default disposition in the child, whatever
+    # this test process inherited (an ignored SIGINT is inherited across exec, and Python then
+    # installs no KeyboardInterrupt handler: under the fresh clone's suite the run ignored the
+    # signal and exited 0).
+    proc = subprocess.Popen(
+        argv,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and proc.poll() is None:
