@@ -50,7 +50,7 @@ from execrl.datagen.rounds import (
     duration_percentiles_ms,
     run_rounds,
 )
-from execrl.datagen.verify import iter_reference_reports
+from execrl.datagen.verify import ReferenceReport, iter_reference_reports
 from execrl.errors import UsageError
 from execrl.problems.io import save_problems
 from execrl.problems.models import Problem, Reference, ReferenceLabel, StdioTest
@@ -251,25 +251,43 @@ class ProblemBuild:
         tests_key = digest(problem.model_dump(mode="json", include={"tests"}), _judging(problem))
         refs = [*self.correct, *self.incorrect]
         keys = {r.name: digest("verify", problem.id, r.code, r.label, tests_key) for r in refs}
-        todo = [r for r in refs if self.cache.get("verify", keys[r.name]) is None]
+
+        def verdicts(report: ReferenceReport) -> Row:
+            inconclusive = any(r.status is Status.INCONCLUSIVE for r in report.record.results)
+            return {
+                "label": report.label.value,
+                "verdicts": report.verdict_counts,
+                "inconclusive": inconclusive,
+                "verified": report.as_expected and not inconclusive,
+            }
+
+        return self.cached_runs("verify", problem, refs, keys, verdicts)
+
+    def cached_runs(
+        self,
+        stage: str,
+        problem: Problem,
+        refs: Sequence[Reference],
+        keys: dict[str, str],
+        extra: Callable[[ReferenceReport], Row] = lambda report: {},
+    ) -> dict[str, Row]:
+        """Each solution's row of ``stage``: its runs on ``problem``'s tests (and ``extra``),
+        from the cache, or run now (only the solutions the cache lacks) and cached."""
+        todo = [r for r in refs if self.cache.get(stage, keys[r.name]) is None]
         if todo:
             reports = iter_reference_reports(
                 problem, executor=self.executor, references=todo, show_progress=self.progress
             )
             for report in reports:
                 results = report.record.results
-                inconclusive = any(r.status is Status.INCONCLUSIVE for r in results)
-                self.cache.put("verify", {
+                self.cache.put(stage, {
                     "key": keys[report.reference.name],
                     "problem_id": problem.id,
                     "reference": report.reference.name,
-                    "label": report.label.value,
-                    "verdicts": report.verdict_counts,
-                    "inconclusive": inconclusive,
-                    "verified": report.as_expected and not inconclusive,
+                    **extra(report),
                     "runs": {r.test_id: [r.status.value, r.cpu_s] for r in results},
                 })  # fmt: skip
-        return {r.name: self.cache.get("verify", keys[r.name]) for r in refs}  # type: ignore[misc]
+        return {r.name: self.cache.get(stage, keys[r.name]) for r in refs}  # type: ignore[misc]
 
     def generator_programs(self, folder: Path | None, sampler: Any) -> list[GeneratorProgram]:
         """The problem's own and the supplied generators, then the model's (written once and
@@ -326,21 +344,8 @@ class ProblemBuild:
         problem = self.problem.model_copy(update={"tests": list(tests)})
         tests_key = digest([t.model_dump(mode="json") for t in tests], _judging(problem))
         keys = {r.name: digest("runs", problem.id, r.code, tests_key) for r in refs}
-        todo = [r for r in refs if self.cache.get("runs", keys[r.name]) is None]
-        if todo:
-            reports = iter_reference_reports(
-                problem, executor=self.executor, references=todo, show_progress=self.progress
-            )
-            for report in reports:
-                self.cache.put("runs", {
-                    "key": keys[report.reference.name],
-                    "problem_id": problem.id,
-                    "reference": report.reference.name,
-                    "runs": {
-                        r.test_id: [r.status.value, r.cpu_s] for r in report.record.results
-                    },
-                })  # fmt: skip
-        return {r.name: self.cache.get("runs", keys[r.name])["runs"] for r in refs}  # type: ignore[index]
+        rows = self.cached_runs("runs", problem, refs, keys)
+        return {name: row["runs"] for name, row in rows.items()}
 
     # -- what comes out ------------------------------------------------------------------
 
