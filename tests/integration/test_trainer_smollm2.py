@@ -339,22 +339,29 @@ def test_dense_presets_log_centred_group_advantages(tmp_path, torch, preset):
         assert sum(r["advantage"] for r in logged) == pytest.approx(0.0, abs=1e-9)
 
 
-def test_chunked_sampling_is_each_chunk_sampled_with_its_own_seed(torch):
-    from execrl.rl.policy import load_policy, sample, sample_in_chunks
+def test_chunked_sampling_is_shortest_first_each_chunk_with_its_own_seed(torch):
+    from execrl.rl.policy import load_policy, prompt_length, sample, sample_in_chunks
 
     config = _config("policy.max_new_tokens=8")
     model, tokenizer = load_policy(config.policy)
-    conversations = [[{"role": "user", "content": f"Write f{i}(n)."}] for i in range(5)]
+    # prompt lengths out of order: chunks are drawn shortest first, returned in this order
+    words = [6, 1, 4, 0, 9]
+    conversations = [
+        [{"role": "user", "content": f"Write f{i}(n)." + " Be brief." * w}]
+        for i, w in enumerate(words)
+    ]
+    lengths = [prompt_length(tokenizer, c) for c in conversations]
+    assert sorted(range(5), key=lengths.__getitem__) == [3, 1, 2, 0, 4]
 
     def texts(samples):
         return [s.text for s in samples]
 
     chunked = sample_in_chunks(model, tokenizer, conversations, config.policy, batch=2, seed=7)
-    by_hand = [
-        *sample(model, tokenizer, conversations[0:2], config.policy, seed=7),
-        *sample(model, tokenizer, conversations[2:4], config.policy, seed=8),
-        *sample(model, tokenizer, conversations[4:], config.policy, seed=9),
-    ]
+    first = sample(model, tokenizer, [conversations[3], conversations[1]], config.policy, seed=7)
+    second = sample(model, tokenizer, [conversations[2], conversations[0]], config.policy, seed=8)
+    (third,) = sample(model, tokenizer, [conversations[4]], config.policy, seed=9)
+    by_hand = [second[1], first[1], second[0], first[0], third]
     assert len(chunked) == 5 and texts(chunked) == texts(by_hand)
+    assert [len(s.prompt_ids) for s in chunked] == lengths
     whole = sample_in_chunks(model, tokenizer, conversations, config.policy, batch=5, seed=7)
     assert texts(whole) == texts(sample(model, tokenizer, conversations, config.policy, seed=7))

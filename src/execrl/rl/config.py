@@ -218,8 +218,9 @@ class EvalConfig(Strict):
     temperature: float = Field(default=0.7, gt=0)
     """Sampling temperature of the evaluation."""
     batch: int = Field(default=64, ge=1)
-    """Conversations sampled per generate call; chunk k samples with seed + k. One call
-    for all of HumanEval's 164 problems x 2 samples held 15 GB and stalled."""
+    """Conversations sampled per generate call, shortest prompts first; chunk k samples with
+    seed + k. One call for all of HumanEval's 164 problems x 2 samples held 15 GB and
+    stalled."""
     before: bool = True
     """Evaluate before the first step."""
     after: bool = True

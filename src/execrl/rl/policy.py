@@ -140,14 +140,33 @@ def sample_in_chunks(
     temperature: float | None = None,
     seed: int,
 ) -> list[Sample]:
-    """``sample`` on ``batch`` conversations at a time, chunk k with ``seed + k``: memory stays
-    that of one chunk (one call for 328 long prompts held 15 GB), and a set of at most
-    ``batch`` conversations samples exactly as one ``sample`` call."""
-    samples: list[Sample] = []
-    for k, start in enumerate(range(0, len(conversations), batch)):
-        chunk = conversations[start : start + batch]
-        samples += sample(model, tokenizer, chunk, config, temperature=temperature, seed=seed + k)
-    return samples
+    """``sample`` on ``batch`` conversations at a time, chunk k with ``seed + k``, returned in
+    the conversations' order. Memory stays that of one chunk (one call for 328 long prompts
+    held 15 GB). More than ``batch`` conversations are chunked shortest prompt first, so that
+    a chunk pads its prompts to a similar length (HumanEval's run from 146 to 854 tokens); a
+    set of at most ``batch`` conversations samples exactly as one ``sample`` call."""
+    order = list(range(len(conversations)))
+    if len(conversations) > batch:
+        order.sort(key=lambda i: prompt_length(tokenizer, conversations[i]))
+    by_position: dict[int, Sample] = {}
+    for k, start in enumerate(range(0, len(order), batch)):
+        chunk = order[start : start + batch]
+        drawn = sample(
+            model,
+            tokenizer,
+            [conversations[i] for i in chunk],
+            config,
+            temperature=temperature,
+            seed=seed + k,
+        )
+        by_position.update(zip(chunk, drawn, strict=True))
+    return [by_position[i] for i in range(len(conversations))]
+
+
+def prompt_length(tokenizer: Any, conversation: Conversation) -> int:
+    """Tokens of the conversation's prompt as ``sample`` feeds it (chat template applied)."""
+    text = tokenizer.apply_chat_template(conversation, tokenize=False, add_generation_prompt=True)
+    return len(tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
 def completion_length(ids: list[int], tokenizer: Any, stopped_at_code_end: bool) -> int:
