@@ -7,6 +7,7 @@ program's output or source, or making its own failure ``inconclusive``.
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 import pytest
@@ -269,6 +270,24 @@ def test_the_raw_scan_finds_what_is_there(server):
     assert int(server.run(spy, STDIO, b"", Limits()).stdout) >= 1
 
 
+def test_an_assert_tests_code_is_not_in_its_candidates_raw_memory(one_worker):
+    """The test's code (its expected values) reaches the checker compiled by the worker's
+    compiler process; the zygote zeroes its copies before it forks the candidate. The
+    candidate counts the marker in every writable mapping it has: with the marker in the test's
+    code it finds no more copies than without (its own copy, made to search with, is in both)."""
+    spy = RAW_SCAN + "def f(x):\n    return raw_count(" + RAW_MARKER + ")\n"
+
+    def count(test_code: str) -> int:
+        result = run_assert(one_worker, spy, test_code + "assert f(1) == -1, f(1)\n")
+        assert result.status is Status.WRONG_ANSWER, result
+        return int(re.search(r"AssertionError: (\d+)", result.detail).group(1))
+
+    without = count("NOTE = 'RAW-SECRET-1'\n")
+    assert without >= 1  # (the spy sees its own copy)
+    assert count("NOTE = 'RAW-SECRET-9931'  # RAW-SECRET-9931\n") == without
+    assert count("NOTE = 'RAW-SECRET-1'\n") == without  # nor does a later test
+
+
 # -- 3. verdicts the program cannot forge ------------------------------------------------------
 FORGED_SETUP_FAILURE = (
     "import os, sys\nsys.stderr.write('sandbox setup failed: x\\n')\nos._exit(121)"
@@ -309,6 +328,23 @@ def test_a_real_setup_failure_of_a_spare_child_is_inconclusive(one_worker):
     result = one_worker.execute(request).results[0]
     assert result.status is Status.INCONCLUSIVE
     assert "the prelude raised ZeroDivisionError" in result.detail
+
+
+def test_trusted_code_that_does_not_compile_is_inconclusive_and_says_where(one_worker):
+    """Preludes and test code are compiled by the worker's compiler process, not in the
+    children; their compile errors still come back as the sandbox's (inconclusive)."""
+    program = "def f(x): return x + 1"
+    result = run_assert(one_worker, program, "assert f(1) == 2", prelude="def (")
+    assert result.status is Status.INCONCLUSIVE
+    assert "the prelude raised SyntaxError" in result.detail, result.detail
+    result = run_assert(one_worker, program, "assert f(1) ==")
+    assert result.status is Status.INCONCLUSIVE
+    assert "the prelude or test code failed: SyntaxError" in result.detail, result.detail
+    test = CallTest(id="c", fn_name="f", args=[1], expected=2)
+    request = ExecutionRequest(program=program, tests=[test, test], prelude="def (")
+    results = one_worker.execute(request).results
+    assert [r.status for r in results] == [Status.INCONCLUSIVE] * 2
+    assert all("the prelude raised SyntaxError" in r.detail for r in results)
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,7 @@ import _signal  # built in: signal's C layer
 
 # Every module imported here is in every forked child's address space, and a larger one makes
 # each fork slower: this file keeps to small modules (no socket, selectors, shutil, hashlib,
-# threading), and traceback is imported only on error paths.
+# threading); traceback is imported once the zygote has started (see main).
 import _thread  # built in and already loaded by the import system (not ``threading``)
 import builtins
 import contextlib
@@ -836,6 +836,7 @@ class Server:
         _lock_down(config)
         self.compiler = _Compiler(config.get("compiler_fds"))
         self.compiled: tuple | None = None  # (source, marshalled code) of the current program
+        self.preludes: dict[str, bytes | str] = {}  # prelude source -> its compiled item
         self.live_runs: list[dict] = []  # the current request's results so far
         self.next_limits: dict | None = None  # the limits the next spare is forked for
         self.broken: str | None = None  # why the zygote must not serve another request
@@ -995,6 +996,32 @@ class Server:
         self.compiled = (key, marshalled)
         return marshalled
 
+    def compiled_prelude(self, source: str):
+        """A prelude's item for ``_trusted_code`` (None: there is none). Preludes are the
+        problem's, not secret (the candidate runs them): the last few are kept here."""
+        if not source:
+            return None
+        item = self.preludes.get(source)
+        if item is None:
+            item = self.compile_trusted(source.encode("utf-8", "surrogateescape"), "<prelude>")
+            if len(self.preludes) >= 4:
+                self.preludes.clear()
+            self.preludes[source] = item
+        return item
+
+    def compile_trusted(self, source, filename: str):
+        """Trusted code for ``_trusted_code``: compiled by the compiler process (a child then
+        only unmarshals it: compiling in a forked child cost it ~110 copy-on-write faults and
+        ~0.5 ms per test), or handed on as source without one."""
+        if not self.compiler.separate:  # (``source`` itself: its owner zeroes it)
+            return ("source", source)
+        compiled = self.compiler.compile(source, filename)
+        if isinstance(compiled, str):
+            return compiled
+        item = bytearray(compiled)  # (a copy the owner can zero; the reply's is zeroed now)
+        scrub(compiled)
+        return item
+
     # -- spare children: forked and set up while the host is busy ----------------------------
     def prepare_spare(self, limits: dict) -> None:
         """Fork the next child ahead of its test (after the reply, so off the critical path).
@@ -1079,6 +1106,22 @@ class Server:
             run.clear()
         self.live_runs.clear()
 
+    @staticmethod
+    def send_task(fd: int, test: dict, code, prelude) -> None:
+        """A spare's task: the test, the marshalled program and the prelude's item."""
+        if isinstance(prelude, (bytes, bytearray)):
+            write_message(fd, {"test": test, "prelude": "code"}, code, prelude)
+        else:  # (None, a compile error, or ("source", text))
+            kind = ["source", _text(prelude[1])] if isinstance(prelude, tuple) else prelude
+            write_message(fd, {"test": test, "prelude": kind}, code)
+
+    @staticmethod
+    def received_prelude(header: dict, payloads: list):
+        kind = header.get("prelude")
+        if kind == "code":
+            return payloads[1]
+        return tuple(kind) if isinstance(kind, list) else kind
+
     def spare_child(self, limits, task_r, ready_w, stdin_fd, out_w, err_w, res_w) -> None:
         global _STATUS_FD
         _STATUS_FD = 5  # the status channel (see _setup_failed), the zygote's ready pipe
@@ -1097,9 +1140,10 @@ class Server:
             # A spare waits as root, so no process of the sandbox's uid exists between tests.
             self.drop_privileges()
             code = marshal.loads(payloads[0])
+            prelude = self.received_prelude(header, payloads)
         except BaseException as exc:
             _setup_failed(f"{type(exc).__name__}: {exc}")
-        _run_program(code, header["test"])
+        _run_program(code, header["test"], prelude)
 
     # -- one execution -----------------------------------------------------------------------
     def run_once(self, code: bytes, test: dict, limits: dict, stdin: bytes) -> dict:
@@ -1116,7 +1160,8 @@ class Server:
             clock = self.program_clock(spare.pid, setup_s)
             start = time.perf_counter()
             try:
-                write_message(spare.task_w, {"test": test}, code)
+                prelude = self.compiled_prelude(test.get("prelude", ""))
+                self.send_task(spare.task_w, test, code, prelude)
                 break
             except BrokenPipeError:  # the spare died waiting (killed from outside): once more
                 self.kill_everything(spare.pid)
@@ -1160,21 +1205,28 @@ class Server:
         devnull = os.open("/dev/null", os.O_WRONLY)
         checker_status_r, checker_status_w = os.pipe()
         status_r, status_w = os.pipe()
+        prelude = self.compiled_prelude(test.get("prelude", ""))
+        checker_prelude = self.compiled_prelude(test.get("checker_prelude", test.get("prelude")))
+        # the test's code, compiled by the compiler process: zeroed with its source below
+        test_code = self.compile_trusted(secret, "<test>")
         self.reset_pid_counter()
         self.rlimit_table(limits)
         self.read_count_log()
         start = time.perf_counter()
         pid = os.fork()
         if pid == 0:
-            checker_test = dict(test, test_code=bytes(secret).decode())
+            trusted = (checker_prelude, test_code)
             peer = (answers_r, calls_w, checker_status_w)
-            self.child(None, checker_test, limits, stdin_fd, devnull, devnull, res_w, peer)
+            self.child(None, test, limits, stdin_fd, devnull, devnull, res_w, peer, trusted)
         secret[:] = bytes(len(secret))
+        if isinstance(test_code, bytearray):
+            scrub(test_code)
+        del test_code
         self.enter_test_cgroup(limits)  # the candidate (and all it starts) is born there
         candidate = os.fork()
         if candidate == 0:  # no result pipe for the candidate: fd 3 is /dev/null
             peer = (calls_r, answers_w, status_w)
-            self.child(code, test, limits, stdin_fd, out_w, err_w, devnull, peer)
+            self.child(code, test, limits, stdin_fd, out_w, err_w, devnull, peer, prelude)
         clock = self.leave_test_cgroup(candidate)
         for fd in (devnull, calls_r, calls_w, answers_r, answers_w, stdin_fd, out_w, err_w, res_w):
             os.close(fd)
@@ -1375,9 +1427,10 @@ class Server:
             _remove_tree("/dev/shm", keep_root=True)
 
     # -- the child ---------------------------------------------------------------------------
-    def child(self, code, test, limits, stdin_fd, out_w, err_w, res_w, peer) -> None:
+    def child(self, code, test, limits, stdin_fd, out_w, err_w, res_w, peer, trusted) -> None:
         """Set up and run one process of an assert test; never returns. ``peer`` is the
-        (read, write) pair of the call channel and the status channel, placed on fds 4-6."""
+        (read, write) pair of the call channel and the status channel, placed on fds 4-6;
+        ``trusted``: the candidate's prelude item, or the checker's (prelude, test code)."""
         global _STATUS_FD
         _STATUS_FD = 6
         try:
@@ -1387,8 +1440,8 @@ class Server:
         except BaseException as exc:
             _setup_failed(f"{type(exc).__name__}: {exc}")
         if program is None:
-            _run_checker(test)
-        _run_program(program, test)
+            _run_checker(test, *trusted)
+        _run_program(program, test, trusted)
 
     def setup_process(self, limits, stdin_fd, out_w, err_w, res_w, extra=(), drop=True) -> None:
         """In a fresh child: own process group, fds 0-3 (+ ``extra`` from 4), scratch as cwd,
@@ -1563,11 +1616,11 @@ def _lock_down(config: dict) -> None:
         _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
 
 
-def compile_source(source: bytes) -> bytes | str:
-    """A program's marshalled code, or its compile error (any failure of the parser, its own
-    limits included: deep nesting is a MemoryError or RecursionError)."""
+def compile_source(source: bytes, filename: str = "<program>") -> bytes | str:
+    """A program's (or trusted code's) marshalled code, or its compile error (any failure of
+    the parser, its own limits included: deep nesting is a MemoryError or RecursionError)."""
     try:
-        code = compile(source.decode("utf-8", errors="surrogateescape"), "<program>", "exec")
+        code = compile(source.decode("utf-8", errors="surrogateescape"), filename, "exec")
         return marshal.dumps(code)
     except (SyntaxError, ValueError, OverflowError, RecursionError, MemoryError) as exc:
         return _compile_error_line(exc)
@@ -1587,10 +1640,15 @@ class _Compiler:
             if not ready.get("ready"):
                 raise RuntimeError(f"the compiler did not start: {ready.get('error')}")
 
-    def compile(self, source: bytes) -> bytes | str:
-        if self.request_fd < 0:
-            return compile_source(source)
-        write_message(self.request_fd, {"op": "compile"}, source)
+    @property
+    def separate(self) -> bool:
+        """Whether compiling happens in the compiler process (not in this one)."""
+        return self.request_fd >= 0
+
+    def compile(self, source: bytes, filename: str = "<program>") -> bytes | str:
+        if not self.separate:
+            return compile_source(source, filename)
+        write_message(self.request_fd, {"op": "compile", "filename": filename}, source)
         try:
             reply, payloads = read_message(self.reply_fd, exact=_COUNTING["on"])
         except EOFError:  # it died on this source (or was killed): the worker is restarted
@@ -1607,18 +1665,65 @@ def _serve_compiler(config: dict) -> None:
     # of the sandbox's uid exists between tests)
     _lock_down(config)
     write_message(reply_fd, {"ready": True})
+    cache = _CompileCache()
     while True:
         try:
-            _, payloads = read_message(request_fd)
+            header, payloads = read_message(request_fd)
         except EOFError:
             return
-        compiled = compile_source(payloads[0])
+        compiled = cache.compile(bytes(payloads[0]), str(header.get("filename", "<program>")))
         del payloads
         if isinstance(compiled, str):
             write_message(reply_fd, {"compile_error": compiled})
         else:
             write_message(reply_fd, {"ok": True}, compiled)
         del compiled
+
+
+class _CompileCache:
+    """The compiler process's last ``entries`` results (sources of up to ``max_source`` bytes):
+    a group of samples of one problem shares its tests' code and prelude (and resubmitted
+    programs recur), so most of a batch's compiles are one dictionary lookup. It lives in the
+    compiler process only, which never forks and never runs a program."""
+
+    def __init__(self, entries: int = 128, max_source: int = 1 << 16) -> None:
+        self.entries, self.max_source = entries, max_source
+        self.results: dict[tuple[str, bytes], bytes | str] = {}  # least recently used first
+        self.hits = 0
+
+    def compile(self, source: bytes, filename: str) -> bytes | str:
+        key = (filename, source)
+        compiled = self.results.pop(key, None)
+        if compiled is None:
+            compiled = compile_source(source, filename)
+        else:
+            self.hits += 1
+        if len(source) <= self.max_source:
+            self.results[key] = compiled
+            while len(self.results) > self.entries:
+                del self.results[next(iter(self.results))]
+        return compiled
+
+
+class _CompileFailed(Exception):
+    """Trusted code (a prelude, an assert test's code) that does not compile; its message is
+    the compiler's error line."""
+
+
+def _trusted_code(item, filename: str):
+    """In a child: the code object of trusted code the zygote passed on. ``item`` is its
+    marshalled code (bytes: the worker's compiler compiled it), its compile error (str), or
+    ``("source", text)`` without a compiler process (compiled here in the child, never in the
+    zygote: an assert test's code must not reach the heap the candidate is forked from)."""
+    if isinstance(item, tuple):
+        return compile(_text(item[1]), filename, "exec")
+    if isinstance(item, str):
+        raise _CompileFailed(item)
+    return marshal.loads(item)
+
+
+def _text(source) -> str:
+    return source if isinstance(source, str) else bytes(source).decode("utf-8", "surrogateescape")
 
 
 def _compile_error_line(exc: BaseException) -> str:
@@ -1855,16 +1960,21 @@ def _script_namespace(path: str) -> dict:
     }
 
 
-def _run_prelude(source: str, namespace: dict) -> dict:
-    """Run the trusted prelude in the program's namespace; returns the classes it defines.
-    Its failure is the sandbox's, not the program's (set-up failure: inconclusive)."""
-    if not source:
+def _run_prelude(prelude, namespace: dict) -> dict:
+    """Run the trusted prelude (its ``_trusted_code`` item; None: there is none) in the
+    program's namespace; returns the classes it defines. Its failure is the sandbox's, not
+    the program's (set-up failure: inconclusive)."""
+    if prelude is None:
         return {}
     try:
-        exec(compile(source, "<prelude>", "exec"), namespace)
+        exec(_trusted_code(prelude, "<prelude>"), namespace)
     except BaseException as exc:
-        _setup_failed(f"the prelude raised {_format_exc_line(exc)}")
+        _setup_failed(f"the prelude raised {_trusted_failure_line(exc)}")
     return _prelude_classes(namespace)
+
+
+def _trusted_failure_line(exc: BaseException) -> str:
+    return str(exc) if isinstance(exc, _CompileFailed) else _format_exc_line(exc)
 
 
 _STATUS_FD = -1
@@ -1900,13 +2010,13 @@ def read_status(fd: int, first: bytes = b"") -> tuple[str | None, bool]:
     return None, data.startswith(b"S") and b"M" in data[1:64]
 
 
-def _run_program(code, test: dict) -> None:
+def _run_program(code, test: dict, prelude=None) -> None:
     """Execute the candidate in this (child) process as ``python3 program.py`` would (with the
     trusted prelude first in call and assert tests); exits, never returns."""
     sys.argv = [SCRATCH + "/program.py"]
     sys.setrecursionlimit(1000)
     namespace = _script_namespace(sys.argv[0])
-    classes = _run_prelude(test.get("prelude", ""), namespace)
+    classes = _run_prelude(prelude, namespace)
     exit_code, shut_down = 0, False
     with contextlib.suppress(OSError):
         os.write(_STATUS_FD, b"S")  # from here on the program runs
@@ -1927,7 +2037,7 @@ def _run_program(code, test: dict) -> None:
             with contextlib.suppress(OSError):
                 os.write(_STATUS_FD, b"M")
         del exc
-        import traceback  # only on the error path: keeps forks small
+        import traceback  # (imported by the zygote: see main)
 
         traceback.print_exc()
         exit_code = 1
@@ -2270,9 +2380,10 @@ for _name, _operator in _OPERATORS.items():
     setattr(Remote, _name, _on_plain(_operator))
 
 
-def _run_checker(test: dict) -> None:
-    """Checker side of an assert test: run the prelude and the test code with proxies that
-    forward each call to the candidate process; report the outcome on fd 3. Exits."""
+def _run_checker(test: dict, prelude, test_code) -> None:
+    """Checker side of an assert test: run the prelude and the test code (``_trusted_code``
+    items; the prelude's None when there is none) with proxies that forward each call to the
+    candidate process; report the outcome on fd 3. Exits."""
     _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # same uid as the candidate: keep /proc/<pid>/mem shut
     sys.stdout = sys.stderr = io.StringIO()
     sys.setrecursionlimit(1000)
@@ -2281,11 +2392,11 @@ def _run_checker(test: dict) -> None:
     channel = None
     try:
         try:
-            prelude = test.get("checker_prelude", test.get("prelude", ""))
-            exec(compile(prelude, "<prelude>", "exec"), namespace)
-            test_code = compile(test["test_code"], "<test>", "exec")
+            if prelude is not None:
+                exec(_trusted_code(prelude, "<prelude>"), namespace)
+            test_code = _trusted_code(test_code, "<test>")
         except BaseException as exc:
-            detail = f"the prelude or test code failed: {_format_exc_line(exc)}"
+            detail = f"the prelude or test code failed: {_trusted_failure_line(exc)}"
             raise UnsupportedTest(detail) from None
         channel = _CallChannel(_prelude_classes(namespace))
         candidate = Remote(channel, None, entry_point)
@@ -2457,7 +2568,7 @@ def _exit_code(code) -> int:
 
 
 def _format_exc_line(exc: BaseException) -> str:
-    import traceback  # only on error paths
+    import traceback  # (imported by the zygote: see main)
 
     return "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()[-1]
 
@@ -2540,6 +2651,12 @@ def main() -> None:
     marshal.loads(marshal.dumps(compile(_WARM_UP, "<warm-up>", "exec")))
     # And a call test's value codecs (their first use is ~12 M instructions in every child)
     decode_value(json.loads(json.dumps(encode_value([1, "a", None, (2.5,)]))))
+    # traceback (with linecache and tokenize): every failing test formats an exception, and
+    # importing it cost each such child ~450 copy-on-write faults and ~1.5 ms (a failed assert
+    # in the checker, a traceback printed by the candidate). It adds no per-fork cost (it
+    # registers no at-fork hook), unlike threading.
+    import traceback  # noqa: F401
+
     try:
         server = Server(config)  # (its compiler must have come up)
     except Exception as exc:
