@@ -47,6 +47,12 @@ CASES = [
     ("os-exit-flushed", "import os\nprint(5, flush=True)\nos._exit(0)", "", "5"),
     ("stderr-noise", "import sys\nprint('debug', file=sys.stderr)\nprint(5)", "", "5"),
     ("dunder-main", "if __name__ == '__main__':\n    print(5)", "", "5"),
+    (
+        "environment-clean",  # (the zygote starts with LD_BIND_NOW set, programs never see it)
+        "import os\nprint(sorted(k for k in os.environ if k.startswith(('LD_', 'PYTHON'))))",
+        "",
+        "[]",
+    ),
     ("dunder-file", "import os\nprint(os.path.basename(__file__).endswith('.py'))", "", "True"),
     (
         "deep-recursion",

@@ -27,6 +27,8 @@ COUNTED = ExecutionOptions(timing="instructions")
 EMPTY_OUT = StdioTest(id="t", input="", output="")
 LOOP = "def work(n):\n    s = 0\n    for i in range(n):\n        s += i * i % 7\n    return s\n"
 HARNESS_NOISE = 50_000
+LOADED_DRIFT = 1e-5
+"""How far counts of one program on one server may drift under heavy load, relative."""
 """How many instructions an empty program may count, and how far reruns of one program may
 differ: the harness path around a program varies by up to a few 10^4 instructions with the
 server's history (its allocator's state at the fork); a start-up left in the count would be
@@ -76,7 +78,10 @@ def test_twice_the_work_counts_twice_and_reruns_agree(counter):
     reruns = [
         count(counter, program, StdioTest(id="t", input="20000\n", output="")) for _ in range(3)
     ]
-    assert len(set(reruns)) == 1, reruns  # to the instruction, whatever ran in between
+    # To the instruction on a quiet machine, whatever ran in between; under heavy load (the
+    # suite's, or three busy loops on two cores) reruns moved by up to 37 in 2 x 10^7 and
+    # fresh servers by up to ~1,200 in 3 x 10^7 (at the previous main too): docs/sandbox.md.
+    assert max(reruns) - min(reruns) <= LOADED_DRIFT * max(reruns), reruns
     assert close(reruns[0], n[0])
 
 
@@ -87,10 +92,10 @@ def test_the_count_is_the_same_in_a_fresh_executor(counter):
     with LocalExecutor(workers=1) as fresh:
         there = [count(fresh, program, expected) for _ in range(2)]
     again = count(counter, program, expected)
-    # A fresh server agrees to a few instructions (its own loop's warm-up is not the same
-    # after different histories: 16 of 3 x 10^7 seen under load), reruns to the instruction.
-    assert there[0] == there[1]
-    assert abs(there[1] - again) <= 1e-5 * again, (here, there, again)
+    # A fresh server agrees to a few instructions on a quiet machine, to LOADED_DRIFT under
+    # heavy load (see above); reruns on one server agree.
+    assert abs(there[0] - there[1]) <= LOADED_DRIFT * there[0], there
+    assert abs(there[1] - again) <= 10 * LOADED_DRIFT * again, (here, there, again)
     assert close(here, there[0])
 
 

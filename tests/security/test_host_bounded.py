@@ -246,11 +246,11 @@ def test_colliding_set_sent_to_an_assert_checker_is_bounded_by_the_wall_limit(ex
     # The candidate cannot build such a set cheaply either, but it can forge its reply: the
     # zygote's encoder is a global of its own process.
     program = (
-        "import __main__\n"
+        "import sys\n"
         "def forged(value, **_):\n"
         "    table = [['set', [k * (2**61 - 1) for k in range(100_000)]]]\n"
         "    return {'root': {'ref': 0}, 'table': table}\n"
-        "__main__.encode_value = forged\n"
+        "sys.modules['_zygote'].encode_value = forged\n"
         "def f():\n"
         "    return set()\n"
     )

@@ -1,8 +1,9 @@
 """The fork server ("zygote") that runs inside the sandbox.
 
-This file is executed as a standalone script (``python -I -S _zygote.py CONFIG``) by
-``execrl.sandbox.forkserver``, usually as pid 1 of fresh namespaces (net, pid, mount, ipc, uts).
-It imports only the standard library, so the sandbox needs no site-packages.
+This file is started as a standalone module (``python -I -S -c "import _zygote;
+_zygote.main()" CONFIG``, see ``isolation.zygote_command``) by ``execrl.sandbox.forkserver``,
+usually as pid 1 of fresh namespaces (net, pid, mount, ipc, uts). It imports only the standard
+library, so the sandbox needs no site-packages.
 
 Life of the zygote:
 
@@ -2602,6 +2603,8 @@ def main() -> None:
     config = json.loads(sys.argv[1])
     SCRATCH = config.get("scratch") or SCRATCH  # a private host directory without namespaces
     os.environ.update(TMPDIR=SCRATCH, HOME=SCRATCH)  # inherited by every child
+    if not config.get("counting"):  # (the loader read it at start; a counted run keeps its env)
+        os.environ.pop("LD_BIND_NOW", None)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # pid 1 of the sandbox ignores stray signals
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     try:
@@ -2665,6 +2668,12 @@ def main() -> None:
         raise SystemExit(3) from None
     gc.collect()
     _install_stdio()
+    # Compiling this file (see isolation.zygote_command) left ~5 MB of freed blocks in malloc's
+    # heap, still mapped below live objects: every fork copied their page-table entries and
+    # write-protected them. Handed back to the kernel here (not in a counted zygote: what it
+    # releases depends on how the start-up's reads arrived, and a count would move with it).
+    if not config.get("counting"):
+        _libc.malloc_trim(0)
     gc.freeze()  # forked children share these pages instead of copying them on first gc
     if config.get("counting"):
         server.serve_forked()

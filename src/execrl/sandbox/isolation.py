@@ -308,6 +308,23 @@ def zygote_script() -> str:
     return str(Path(__file__).with_name("_zygote.py"))
 
 
+def zygote_command() -> list[str]:
+    """The interpreter arguments that start ``_zygote.py``: compiled by ``compile()`` into a
+    module named ``_zygote`` (in ``sys.modules``), whose ``main`` is then called; not run as a
+    script. A script's syntax tree stays allocated until the script ends (CPython frees it
+    after running it): for this file ~5 MB of heap, whose page-table entries every fork
+    copied and write-protected. ``compile()`` frees it at once. No bytecode cache is read:
+    one written by another interpreter (another hash seed) would move a counted run's
+    instruction counts from one server to the next."""
+    return [
+        "-c",
+        "import sys; m = sys.modules['_zygote'] = type(sys)('_zygote')\n"
+        f"m.__file__ = path = {zygote_script()!r}\n"
+        "with open(path, 'rb') as f: exec(compile(f.read(), path, 'exec'), m.__dict__)\n"
+        "del m, path, f; sys.modules['_zygote'].main()",
+    ]
+
+
 def current_site_packages() -> tuple[str, ...]:
     """This interpreter's site-packages (its virtualenv's, inside one): pass it as
     ``SandboxConfig(extra_site_paths=current_site_packages())`` to let programs import what is
