@@ -1004,7 +1004,11 @@ class Server:
             return None
         item = self.preludes.get(source)
         if item is None:
-            item = self.compile_trusted(source.encode("utf-8", "surrogateescape"), "<prelude>")
+            try:
+                data = source.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:  # (a lone surrogate: the child compiles the text itself)
+                return ("source", source)
+            item = self.compile_trusted(data, "<prelude>")
             if len(self.preludes) >= 4:
                 self.preludes.clear()
             self.preludes[source] = item
