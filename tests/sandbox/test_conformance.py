@@ -48,6 +48,15 @@ CASES = [
     ("stderr-noise", "import sys\nprint('debug', file=sys.stderr)\nprint(5)", "", "5"),
     ("dunder-main", "if __name__ == '__main__':\n    print(5)", "", "5"),
     (
+        "multiprocessing-pool",  # (pickle looks the program's function up in __main__)
+        "import multiprocessing\ndef sq(x):\n    return x * x\n"
+        "if __name__ == '__main__':\n    with multiprocessing.Pool(2) as p:\n"
+        "        print(p.map(sq, range(5)))",
+        "",
+        "[0, 1, 4, 9, 16]",
+    ),
+    ("import-main", "import __main__\nx = 5\nprint(__main__.x)", "", "5"),
+    (
         "environment-clean",  # (the zygote starts with LD_BIND_NOW set, programs never see it)
         "import os\nprint(sorted(k for k in os.environ if k.startswith(('LD_', 'PYTHON'))))",
         "",

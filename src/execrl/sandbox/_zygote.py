@@ -1948,21 +1948,17 @@ class _Quitter:
 
 
 def _script_namespace(path: str) -> dict:
-    """The globals of a script run as ``python3 path``, and the ``exit``/``quit`` built-ins
-    that ``site`` would have added (installed in the child only: the host imports this file)."""
+    """The globals of a script run as ``python3 path``: a module's, registered as
+    ``sys.modules["__main__"]`` (pickle finds the program's functions there, as
+    ``multiprocessing.Pool.map`` needs), and the ``exit``/``quit`` built-ins that ``site``
+    would have added (installed in the child only: the host imports this file)."""
     if not hasattr(builtins, "exit"):
         builtins.exit, builtins.quit = _Quitter("exit"), _Quitter("quit")
-    return {
-        "__name__": "__main__",
-        "__doc__": None,
-        "__package__": None,
-        "__loader__": None,
-        "__spec__": None,
-        "__annotations__": {},
-        "__builtins__": builtins,
-        "__file__": path,
-        "__cached__": None,
-    }
+    module = type(sys)("__main__")  # (__name__, __doc__, __package__, __loader__, __spec__)
+    namespace = module.__dict__
+    namespace.update(__annotations__={}, __builtins__=builtins, __file__=path, __cached__=None)
+    sys.modules["__main__"] = module
+    return namespace
 
 
 def _run_prelude(prelude, namespace: dict) -> dict:
