@@ -2600,6 +2600,9 @@ assert f([1]) == {1: (1.5, 'a', b'b', None, True)}, [i for i in range(3) if i]
 
 def main() -> None:
     global SCRATCH
+    # This module as ``_zygote`` (the launcher registers it so; run as a script it is
+    # ``__main__``, which a child replaces by the program's own module)
+    sys.modules.setdefault("_zygote", sys.modules[__name__])
     config = json.loads(sys.argv[1])
     SCRATCH = config.get("scratch") or SCRATCH  # a private host directory without namespaces
     os.environ.update(TMPDIR=SCRATCH, HOME=SCRATCH)  # inherited by every child

@@ -26,6 +26,7 @@ from execrl.sandbox.isolation import (
     python_paths,
     unshare_command,
     zygote_command,
+    zygote_script,
 )
 from execrl.sandbox.limits import Limits
 
@@ -207,7 +208,10 @@ class ForkServer:
         argv = [
             *unshare_command(self.probe, self.config),
             *python,
-            *zygote_command(),
+            # (a counted zygote runs as a script, its syntax tree kept: freed, its 5 MB would
+            # be reused by allocations whose layout varies with the start-up's, and counts
+            # moved by up to 3 x 10^-4 from one server to the next)
+            *(zygote_command() if count_log is None else [zygote_script()]),
             json.dumps(config),
         ]
         if self.cpu is not None and shutil.which("taskset"):

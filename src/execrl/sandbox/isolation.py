@@ -313,9 +313,11 @@ def zygote_command() -> list[str]:
     module named ``_zygote`` (in ``sys.modules``), whose ``main`` is then called; not run as a
     script. A script's syntax tree stays allocated until the script ends (CPython frees it
     after running it): for this file ~5 MB of heap, whose page-table entries every fork
-    copied and write-protected. ``compile()`` frees it at once. No bytecode cache is read:
-    one written by another interpreter (another hash seed) would move a counted run's
-    instruction counts from one server to the next."""
+    copied and write-protected. ``compile()`` frees it at once. No bytecode cache is read
+    (one written by an interpreter with another hash seed moved instruction counts from one
+    server to the next). A counted zygote still runs as a script: with the tree freed, later
+    allocations reuse its memory in a layout that varies with the start-up's, and counts
+    moved between servers by up to 3 x 10^-4."""
     return [
         "-c",
         "import sys; m = sys.modules['_zygote'] = type(sys)('_zygote')\n"
