@@ -265,4 +265,4 @@ def test_generators_are_deterministic_and_large_is_large(executor, path: Path) -
 
     small = generate("small", 1)
     assert small == generate("small", 1) != generate("small", 2)
-    assert int(generate("large", 1).split()[0]) >= 4000 > int(small.split()[0])
+    assert int(generate("large", 1).split()[0]) >= 2000 > int(small.split()[0])
