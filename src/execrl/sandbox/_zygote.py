@@ -499,7 +499,31 @@ _KEPT_OPTIONS = {  # a bind remount must keep these (locked in a user namespace)
 
 def _mounts_under(target: str) -> list[tuple[str, int]]:
     """Mount points at or below ``target`` (parents first), each with the flags of its
-    current options that a remount has to keep, from /proc/self/mountinfo."""
+    current options that a remount has to keep, from /proc/self/mountinfo, read by a child
+    process: the table's mount ids grow with every mount made on the machine (each sandbox
+    makes a dozen), and lines that grow with them laid this process's heap out differently
+    from one start to the next, which moved a counted program's count. Only the answer,
+    the same every time, reaches this process."""
+    answer_r, answer_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(answer_r)
+            write_message(answer_w, {"mounts": _parse_mountinfo(target)})
+        finally:
+            os._exit(0)
+    os.close(answer_w)
+    try:
+        header, _ = read_message(answer_r, exact=True)
+    except EOFError:
+        raise OSError(f"could not read the mount table for {target}") from None
+    finally:
+        os.close(answer_r)
+        os.waitpid(pid, 0)
+    return [(point, kept) for point, kept in header["mounts"]]
+
+
+def _parse_mountinfo(target: str) -> list[tuple[str, int]]:
     found = []
     with open("/proc/self/mountinfo") as f:
         for line in f:
@@ -688,6 +712,17 @@ def _counting_audit_hook(event: str, _args, _denied=_COUNTING_DENIED_EVENTS) -> 
         )
 
 
+def _discard_pending(fd: int) -> None:
+    """Empty a counted zygote's Valgrind log of what its set-up's own processes wrote there
+    (the mount table's readers' totals), through one fixed buffer: their lengths vary, and
+    left in the pipe, every second rerun of a program counted 37 instructions fewer (how the
+    pipe's contents reached the count was not found)."""
+    buffer = bytearray(1 << 16)
+    with contextlib.suppress(BlockingIOError):
+        while os.readv(fd, [buffer]):
+            pass
+
+
 def _count_from_here(filters) -> None:
     """In a counted child, right before the program: fork the twin (it exits at once, so its
     total is this process's total so far), then close the ways around the count. The host
@@ -853,6 +888,7 @@ class Server:
         self.count_log_fd = config.get("count_log_fd")  # Valgrind's log (counted zygote only)
         if self.count_log_fd is not None:
             os.set_blocking(self.count_log_fd, False)
+            _discard_pending(self.count_log_fd)
 
     # -- protocol ----------------------------------------------------------------------------
     def serve(self) -> None:
@@ -2598,12 +2634,29 @@ assert f([1]) == {1: (1.5, 'a', b'b', None, True)}, [i for i in range(3) if i]
 """
 
 
+def receive_fds(config: dict) -> None:
+    """A counted zygote's descriptors, sent by the host over its stdin (a socket): the kernel
+    numbers them from the lowest free one, so they are the same small numbers on every start
+    (see ``ForkServer._spawn_counted``). Its stdin is /dev/null again afterwards."""
+    import socket
+
+    channel = socket.socket(fileno=0)
+    _, fds, _, _ = socket.recv_fds(channel, 16, 5)
+    config["request_fd"], config["reply_fd"], *config["compiler_fds"], config["count_log_fd"] = fds
+    devnull = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(devnull, 0)  # (closes the socket)
+    os.close(devnull)
+    channel.detach()
+
+
 def main() -> None:
     global SCRATCH
     # This module as ``_zygote`` (the launcher registers it so; run as a script it is
     # ``__main__``, which a child replaces by the program's own module)
     sys.modules.setdefault("_zygote", sys.modules[__name__])
     config = json.loads(sys.argv[1])
+    if config.get("fds_on_stdin"):
+        receive_fds(config)
     SCRATCH = config.get("scratch") or SCRATCH  # a private host directory without namespaces
     os.environ.update(TMPDIR=SCRATCH, HOME=SCRATCH)  # inherited by every child
     if not config.get("counting"):  # (the loader read it at start; a counted run keeps its env)

@@ -9,6 +9,7 @@ import json
 import os
 import select
 import shutil
+import socket
 import subprocess
 import sys
 import sysconfig
@@ -161,9 +162,10 @@ class ForkServer:
         try:
             self._compiler = self._spawn(compiler_config, (compile_r, compiled_w))
             zygote_fds = (request_r, reply_w, compile_w, compiled_r)
-            if log_r is not None:
-                zygote_fds += (log_r, log_w)
-            self._proc = self._spawn(zconfig, zygote_fds, count_log=log_w)
+            if log_r is None:
+                self._proc = self._spawn(zconfig, zygote_fds)
+            else:
+                self._proc = self._spawn_counted(zconfig, log_w)
         finally:
             for fd in (request_r, reply_w, compile_r, compile_w, compiled_r, compiled_w):
                 os.close(fd)
@@ -180,8 +182,29 @@ class ForkServer:
         if self.counting:
             self._measure_harness()
 
+    def _spawn_counted(self, config: dict, count_log: int) -> subprocess.Popen:
+        """The counted zygote: its configuration as ``fixed_width_json``, its working
+        directory ``/``, and its descriptors sent over its stdin, so the kernel
+        numbers them from the lowest free one, the same on every start. Started with the
+        host's numbers (a service may have hundreds of sockets open), a descriptor over 256 is
+        an int object the interpreter allocates, not a cached one, and the heap every program
+        starts in is laid out another way."""
+        # (in the order _zygote.receive_fds unpacks them; 0 marks where each one goes)
+        fds = [config["request_fd"], config["reply_fd"], *config["compiler_fds"]]
+        fds.append(config["count_log_fd"])
+        config = dict(config, request_fd=0, reply_fd=0, compiler_fds=[0, 0], count_log_fd=0)
+        ours, theirs = socket.socketpair()
+        with ours, theirs:
+            proc = self._spawn(dict(config, fds_on_stdin=True), (count_log,), count_log, theirs)
+            socket.send_fds(ours, [b"fds"], fds)
+        return proc
+
     def _spawn(
-        self, config: dict, fds: tuple[int, ...], count_log: int | None = None
+        self,
+        config: dict,
+        fds: tuple[int, ...],
+        count_log: int | None = None,
+        stdin: socket.socket | None = None,
     ) -> subprocess.Popen:
         """One sandboxed process running _zygote.py with ``config`` (the zygote or its
         compiler), on this server's core; under Valgrind (logging to ``count_log``) when it is
@@ -212,18 +235,19 @@ class ForkServer:
             # be reused by allocations whose layout varies with the start-up's, and counts
             # moved by up to 3 x 10^-4 from one server to the next)
             *(zygote_command() if count_log is None else [zygote_script()]),
-            json.dumps(config),
+            json.dumps(config) if count_log is None else counting.fixed_width_json(config),
         ]
         if self.cpu is not None and shutil.which("taskset"):
             argv = ["taskset", "-c", str(self.cpu), *argv]
         return subprocess.Popen(
             argv,
             pass_fds=fds,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL if stdin is None else stdin,
             stdout=subprocess.DEVNULL,
             stderr=self._stderr,
             start_new_session=True,
             env=env,
+            cwd="/" if count_log is not None else None,  # (the interpreter keeps the path)
         )
 
     def _warm_up_counted_loop(self) -> None:
@@ -438,7 +462,7 @@ class ForkServer:
         root = self.probe.pids_cgroup
         if root is None:
             return None
-        path = root / f"execrl-{os.getpid()}-{self.uid}"  # (the uid is this server's alone)
+        path = root / self._cgroup_name()
         try:
             path.mkdir(exist_ok=True)
             (path / "pids.max").write_text(str(self.config.max_pids))
@@ -451,6 +475,13 @@ class ForkServer:
             # ``server`` child the zygote joins (pids.max here bounds both children)
             return None
         return path
+
+    def _cgroup_name(self) -> str:
+        """``execrl-<pid>-<uid>`` (the uid is this server's alone), both at a fixed width: the
+        names reach a counted zygote in its configuration, and a start-up that parses strings
+        of other lengths leaves its heap in another layout, in which a program's count moved by
+        up to 0.2 % from one server to the next."""
+        return f"execrl-{os.getpid():07d}-{self.uid:010d}"
 
     def _allocate_uid(self) -> int:
         """A sandbox uid no other fork server on this machine holds: the first free one from
@@ -519,7 +550,7 @@ class ForkServer:
         return spec if spec["test_procs"] else None
 
     def _make_worker_cgroup(self, root, kind: str) -> Path:
-        worker = root.path / f"execrl-{os.getpid()}-{self.uid}"
+        worker = root.path / self._cgroup_name()
         worker.mkdir(exist_ok=True)
         if worker not in self._cgroup_dirs:
             self._cgroup_dirs.append(worker)
