@@ -25,7 +25,7 @@ import pytest
 from execrl.problems import AssertTest, StdioTest
 from execrl.sandbox import forkserver
 from execrl.sandbox.executor import LocalExecutor
-from execrl.sandbox.forkserver import ForkServer
+from execrl.sandbox.forkserver import ForkServer, cgroup_name
 from execrl.sandbox.isolation import CgroupRoot, SandboxConfig, probe
 from execrl.sandbox.limits import Limits
 from execrl.sandbox.records import Status
@@ -197,7 +197,7 @@ os.read(r, 1)
 print("done")
 """,
         )
-        dirs = list(unified.glob(f"execrl-{os.getpid()}-{server.uid}"))
+        dirs = list(unified.glob(cgroup_name(os.getpid(), server.uid)))
         assert dirs, "the per-worker cgroup lives in the v2 hierarchy"
     assert run["stdout"] == "done\n" and run["cpu_s"] >= 0.35, run
     assert not dirs[0].exists(), "removed on close"
@@ -208,7 +208,7 @@ def test_cgroups_are_removed_when_the_executor_closes():
         uids = executor.uids
     roots = [r.path for r in (probe().cpu_cgroup, probe().memory_cgroup) if r is not None]
     roots += [probe().pids_cgroup] if probe().pids_cgroup is not None else []
-    left = [p for root in roots for uid in uids for p in root.glob(f"execrl-{os.getpid()}-{uid}")]
+    left = [p for root in roots for uid in uids for p in root.glob(cgroup_name(os.getpid(), uid))]
     assert left == []
 
 
@@ -456,10 +456,10 @@ def test_cgroups_of_a_killed_host_process_are_removed_by_the_next_one(server):
     dead = subprocess.Popen(["true"])
     dead.wait()
     root = probe().cpu_cgroup.path
-    stale = root / f"execrl-{dead.pid}-1"
+    stale = root / cgroup_name(dead.pid, 1)
     for path in (stale, stale / "server", stale / "test"):
         path.mkdir(exist_ok=True)
-    live = list(root.glob(f"execrl-{os.getpid()}-{server.uid}"))
+    live = list(root.glob(cgroup_name(os.getpid(), server.uid)))
     forkserver._remove_stale_cgroups.__wrapped__((root,))
     assert not stale.exists()
     assert live and all(p.exists() for p in live), "a live server's cgroups stay"

@@ -462,7 +462,7 @@ class ForkServer:
         root = self.probe.pids_cgroup
         if root is None:
             return None
-        path = root / self._cgroup_name()
+        path = root / cgroup_name(os.getpid(), self.uid)
         try:
             path.mkdir(exist_ok=True)
             (path / "pids.max").write_text(str(self.config.max_pids))
@@ -475,13 +475,6 @@ class ForkServer:
             # ``server`` child the zygote joins (pids.max here bounds both children)
             return None
         return path
-
-    def _cgroup_name(self) -> str:
-        """``execrl-<pid>-<uid>`` (the uid is this server's alone), both at a fixed width: the
-        names reach a counted zygote in its configuration, and a start-up that parses strings
-        of other lengths leaves its heap in another layout, in which a program's count moved by
-        up to 0.2 % from one server to the next."""
-        return f"execrl-{os.getpid():07d}-{self.uid:010d}"
 
     def _allocate_uid(self) -> int:
         """A sandbox uid no other fork server on this machine holds: the first free one from
@@ -550,7 +543,7 @@ class ForkServer:
         return spec if spec["test_procs"] else None
 
     def _make_worker_cgroup(self, root, kind: str) -> Path:
-        worker = root.path / self._cgroup_name()
+        worker = root.path / cgroup_name(os.getpid(), self.uid)
         worker.mkdir(exist_ok=True)
         if worker not in self._cgroup_dirs:
             self._cgroup_dirs.append(worker)
@@ -584,6 +577,14 @@ def _requests_made(report: bytes) -> int:
         return int(json.loads(report).get("requests", 1))
     except (ValueError, TypeError, AttributeError):
         return 1
+
+
+def cgroup_name(pid: int, uid: int) -> str:
+    """A fork server's cgroups, ``execrl-<host pid>-<uid>`` (the uid is the server's alone), both
+    at a fixed width: the names reach a counted zygote in its configuration, and a start-up that
+    parses strings of other lengths leaves its heap in another layout, in which a program's
+    count moved by up to 0.2 % from one server to the next."""
+    return f"execrl-{pid:07d}-{uid:010d}"
 
 
 @functools.cache
