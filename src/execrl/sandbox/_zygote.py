@@ -499,11 +499,14 @@ _KEPT_OPTIONS = {  # a bind remount must keep these (locked in a user namespace)
 
 def _mounts_under(target: str) -> list[tuple[str, int]]:
     """Mount points at or below ``target`` (parents first), each with the flags of its
-    current options that a remount has to keep, from /proc/self/mountinfo, read by a child
-    process: the table's mount ids grow with every mount made on the machine (each sandbox
-    makes a dozen), and lines that grow with them laid this process's heap out differently
-    from one start to the next, which moved a counted program's count. Only the answer,
-    the same every time, reaches this process."""
+    current options that a remount has to keep, from /proc/self/mountinfo. A counted zygote
+    has a child process read it: the table's mount ids grow with every mount made on the
+    machine (each sandbox makes a dozen), and lines that grow with them laid the zygote's heap
+    out differently from one start to the next, which moved a counted program's count. Only
+    the answer, the same every time, reaches it. (A native zygote reads it itself: the
+    child cost its start-up ~25 ms.)"""
+    if not _COUNTING["on"]:
+        return _parse_mountinfo(target)
     answer_r, answer_w = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -2657,6 +2660,7 @@ def main() -> None:
     config = json.loads(sys.argv[1])
     if config.get("fds_on_stdin"):
         receive_fds(config)
+    _COUNTING["on"] = bool(config.get("counting"))  # (before the set-up: see _mounts_under)
     SCRATCH = config.get("scratch") or SCRATCH  # a private host directory without namespaces
     os.environ.update(TMPDIR=SCRATCH, HOME=SCRATCH)  # inherited by every child
     if not config.get("counting"):  # (the loader read it at start; a counted run keeps its env)
@@ -2699,12 +2703,10 @@ def main() -> None:
     if config.get("role") == "compiler":
         _serve_compiler(config)
         return
-    if config.get("counting"):
-        _COUNTING["on"] = True
-        if config["seccomp"] and SECCOMP_SUPPORTED:
-            program = _counting_seccomp_program()
-            filters = (_SockFilter * len(program))(*[_SockFilter(*ins) for ins in program])
-            _COUNTING["filters"] = (filters, _SockFprog(len(program), filters))
+    if config.get("counting") and config["seccomp"] and SECCOMP_SUPPORTED:
+        program = _counting_seccomp_program()
+        filters = (_SockFilter * len(program))(*[_SockFilter(*ins) for ins in program])
+        _COUNTING["filters"] = (filters, _SockFprog(len(program), filters))
     # The first compile() and marshal.loads() in a process set up the parser's and
     # unmarshaller's lazy state: done here once, not in every checker (+1.2 ms) and candidate.
     marshal.loads(marshal.dumps(compile(_WARM_UP, "<warm-up>", "exec")))
