@@ -1,10 +1,17 @@
-"""Imports follow the arrows of docs/architecture.md.
+"""Imports follow the arrows of docs/architecture.md, and the page describes the code.
 
 The allowed arrows are read from the package table of docs/architecture.md (so the doc and
 this test cannot disagree) and closed transitively (a package may import what its
 dependencies may). Every module under src/execrl is parsed, and every import in it (those
-inside functions too, relative ones resolved) is mapped to its package; an import the table
-does not allow fails with the file, the line and the arrow.
+inside functions and under ``if TYPE_CHECKING:`` too, relative ones resolved) is mapped to
+its package; an import the table does not allow fails with the file, the line and the arrow.
+
+The page is checked the other way too: every package under src/execrl is on it (a row, or a
+utility) and no row names a package that is gone; the rows are in data-flow order (each
+after everything it depends on: a topological order of the arrows); each paragraph follows
+its row's order; every arrow of the table is used by some import; and the page's package
+map is exactly the package-to-package imports of the code (the failure prints the block to
+paste). Circles between modules are tests/unit/test_import_cycles.py's.
 """
 
 from __future__ import annotations
@@ -42,28 +49,34 @@ class Arrows:
 
     depends: dict[str, frozenset[str]]
     utilities: frozenset[str]
+    direct: dict[str, frozenset[str]]
+    """Each row's "depends on" as written (``*`` for "all")."""
+    order: tuple[str, ...]
+    """The rows, top to bottom."""
 
 
 # -- reading the table ------------------------------------------------------------------------
 
 
 def read_arrows(text: str) -> Arrows:
-    """The package table (rows ``| `execrl.x` | owns | depends on |``) and the utility line
-    of docs/architecture.md, closed transitively. "all" in a row means every package."""
+    """The package table (rows ``| `execrl.x` | depends on |``, the last cell the arrows)
+    and the utility line of docs/architecture.md, closed transitively. "all" in a row means
+    every package."""
     direct: dict[str, set[str]] = {}
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) != 3 or not re.fullmatch(r"`execrl(\.\w+)?`", cells[0]):
+        if len(cells) < 2 or not re.fullmatch(r"`execrl(\.\w+)?`", cells[0]):
             continue
         name = package_name(cells[0].strip("`"))
-        deps = cells[2]
+        deps = cells[-1]
         direct[name] = {"*"} if deps == "all" else set(map(package_name, _names(deps)))
     utilities = next(
         (line for line in text.split("\n\n") if line.startswith("Utility modules")), ""
     )
     every = frozenset(direct)
     closed = {name: frozenset(_closure(name, direct, every)) for name in direct}
-    return Arrows(closed, frozenset(map(package_name, _names(utilities))))
+    written = {name: frozenset(deps) for name, deps in direct.items()}
+    return Arrows(closed, frozenset(map(package_name, _names(utilities))), written, tuple(direct))
 
 
 def package_name(dotted: str) -> str:
@@ -99,7 +112,9 @@ def module_name(path: Path, source: Path = SOURCE) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports_of(code: str, file: str, module: str, is_package: bool = False) -> list[Import]:
+def imports_of(
+    code: str, file: str, module: str, is_package: bool = False, source: Path = SOURCE
+) -> list[Import]:
     """Every import in ``code`` (at any depth: inside functions and ``if TYPE_CHECKING``
     too) of an execrl module. ``from a import b`` targets ``a.b`` when ``b`` is a module of
     the source tree, else ``a``; relative imports are resolved against ``module``."""
@@ -109,7 +124,7 @@ def imports_of(code: str, file: str, module: str, is_package: bool = False) -> l
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = _absolute(node, module, is_package)
-            targets = [_from_target(base, alias.name) for alias in node.names]
+            targets = [_from_target(base, alias.name, source) for alias in node.names]
         else:
             continue
         found += [
@@ -128,18 +143,18 @@ def _absolute(node: ast.ImportFrom, module: str, is_package: bool) -> str:
     return ".".join(parts[:keep] + ([node.module] if node.module else []))
 
 
-def _from_target(base: str, name: str) -> str:
-    candidate = SOURCE.parent.joinpath(*f"{base}.{name}".split("."))
+def _from_target(base: str, name: str, source: Path) -> str:
+    candidate = source.parent.joinpath(*f"{base}.{name}".split("."))
     is_module = candidate.with_suffix(".py").is_file() or (candidate / "__init__.py").is_file()
     return f"{base}.{name}" if is_module else base
 
 
-def all_imports() -> list[Import]:
-    """The execrl imports of every module under src/execrl."""
+def all_imports(source: Path = SOURCE, root: Path = ROOT) -> list[Import]:
+    """The execrl imports of every module under ``source`` (src/execrl)."""
     out = []
-    for path in sorted(SOURCE.rglob("*.py")):
-        file = str(path.relative_to(ROOT))
-        out += imports_of(path.read_text(), file, module_name(path), path.name == "__init__.py")
+    for path in sorted(source.rglob("*.py")):
+        file, module = str(path.relative_to(root)), module_name(path, source)
+        out += imports_of(path.read_text(), file, module, path.name == "__init__.py", source)
     return out
 
 
@@ -190,6 +205,93 @@ def cli_violation(imp: Import) -> str | None:
     )
 
 
+# -- the page describes the code --------------------------------------------------------------
+
+MAP_MARKER = "<!-- package map: generated by tests/unit/test_import_direction.py -->"
+"""The line above the package map's ``text`` block in docs/architecture.md."""
+
+
+def source_packages(source: Path = SOURCE) -> set[str]:
+    """The package names of ``source``'s folders with an ``__init__.py``, of its top-level
+    modules, and the front door (its own ``__init__.py``)."""
+    folders = {path.parent.name for path in source.glob("*/__init__.py")}
+    modules = {path.stem for path in source.glob("*.py") if path.stem != "__init__"}
+    return folders | modules | ({FRONT_DOOR} if (source / "__init__.py").is_file() else set())
+
+
+def coverage_faults(arrows: Arrows, packages: set[str]) -> list[str]:
+    """Packages of the code missing from the page, and names on the page with no code."""
+    listed = set(arrows.order) | arrows.utilities
+    missing = [
+        f"{name}: in src/execrl but not on docs/architecture.md (add a row and a paragraph, "
+        "or list it with the utilities)"
+        for name in sorted(packages - listed)
+    ]
+    gone = [f"{name}: on docs/architecture.md but not in src/execrl" for name in listed - packages]
+    return missing + sorted(gone)
+
+
+def order_faults(arrows: Arrows) -> list[str]:
+    """Rows listed before a package they depend on (the order is not a topological one)."""
+    faults = []
+    for index, name in enumerate(arrows.order):
+        above = arrows.order[:index]
+        for dep in sorted(arrows.direct[name] - arrows.utilities - set(above)):
+            if dep != "*":
+                faults.append(f"{name} depends on {dep}, which is not a row above it")
+            elif index != len(arrows.order) - 1:
+                faults.append(f"{name} depends on all, so it is the last row")
+    return faults
+
+
+def paragraph_order(text: str) -> tuple[str, ...]:
+    """The packages of the page's ``### `execrl.x``` paragraphs, in page order."""
+    return tuple(map(package_name, re.findall(r"^### `(execrl(?:\.\w+)?)`", text, re.M)))
+
+
+def used_arrows(imports: list[Import], arrows: Arrows) -> dict[str, set[str]]:
+    """Each row's packages that its modules import directly (utilities left out)."""
+    used: dict[str, set[str]] = {name: set() for name in arrows.order}
+    for imp in imports:
+        source, target = package_name(imp.module), package_name(imp.target)
+        if source in used and target != source and target not in arrows.utilities:
+            used[source].add(target)
+    return used
+
+
+def unused_arrow_faults(arrows: Arrows, used: dict[str, set[str]]) -> list[str]:
+    """Arrows of the table that no import draws (a contract looser than the code)."""
+    return [
+        f"{name} -> {dep}: in the table of docs/architecture.md, but no module of {name} "
+        f"imports {dep} (remove the arrow)"
+        for name in arrows.order
+        for dep in sorted(arrows.direct[name] - used[name] - arrows.utilities - {"*"})
+    ]
+
+
+def package_map(arrows: Arrows, used: dict[str, set[str]]) -> str:
+    """One line per row, ``name -> what it imports``, both in row order."""
+    rank = {name: index for index, name in enumerate(arrows.order)}
+    width = max(map(len, arrows.order)) + 1
+    lines = []
+    for name in arrows.order:
+        targets = sorted(used[name], key=lambda t: (rank.get(t, len(rank)), t))
+        lines.append(f"{name:<{width}}-> {', '.join(targets) or '(nothing)'}")
+    return "\n".join(lines)
+
+
+def written_map(text: str) -> str:
+    """The ``text`` block under :data:`MAP_MARKER` (empty when there is none)."""
+    _, marker, after = text.partition(MAP_MARKER)
+    match = re.match(r"\s*```text\n(.*?)\n```", after, re.S)
+    return match.group(1) if marker and match else ""
+
+
+@pytest.fixture(scope="module")
+def page() -> str:
+    return ARCHITECTURE.read_text()
+
+
 @pytest.fixture(scope="module")
 def arrows() -> Arrows:
     return read_arrows(ARCHITECTURE.read_text())
@@ -204,11 +306,13 @@ def imports() -> list[Import]:
 
 
 def test_the_table_is_read_and_closed(arrows):
+    assert arrows.order[0] == "problems" and arrows.order[-1] == "cli"
     assert arrows.utilities == {"errors", "results", "stats", "extract", "report"}
     assert arrows.depends["problems"] == frozenset()
     assert arrows.depends["timing"] == {"sandbox", "problems"}
     assert arrows.depends["envs"] == {"timing", "sandbox", "problems"}
-    assert arrows.depends["rl"] == {"rewards", "envs", "timing", "sandbox", "problems", "service"}
+    below_service = {"service", "execrl", "sandbox", "problems"}  # the front door: __version__
+    assert arrows.depends["rl"] == {"rewards", "envs", "timing"} | below_service
     assert arrows.depends["cli"] >= set(arrows.depends) - {"cli"}
     assert "envs" not in arrows.depends["timing"]  # the arrow that used to run backwards
 
@@ -228,6 +332,33 @@ def test_every_import_follows_the_package_arrows(arrows, imports):
 def test_no_cli_module_imports_another_command(imports):
     broken = [v for imp in imports if (v := cli_violation(imp))]
     assert not broken, "cli modules importing commands:\n" + "\n".join(broken)
+
+
+def test_every_package_is_on_the_page(arrows):
+    faults = coverage_faults(arrows, source_packages())
+    assert not faults, "docs/architecture.md and src/execrl disagree:\n" + "\n".join(faults)
+
+
+def test_the_rows_are_in_data_flow_order(arrows):
+    faults = order_faults(arrows)
+    assert not faults, "docs/architecture.md's rows out of order:\n" + "\n".join(faults)
+
+
+def test_each_row_has_its_paragraph_in_row_order(arrows, page):
+    assert paragraph_order(page) == arrows.order
+
+
+def test_every_arrow_of_the_table_is_used(arrows, imports):
+    faults = unused_arrow_faults(arrows, used_arrows(imports, arrows))
+    assert not faults, "\n".join(faults)
+
+
+def test_the_package_map_is_drawn_from_the_imports(arrows, imports, page):
+    drawn = package_map(arrows, used_arrows(imports, arrows))
+    assert written_map(page) == drawn, (
+        "docs/architecture.md's package map differs from the imports; the block under "
+        f"{MAP_MARKER} should read:\n```text\n{drawn}\n```"
+    )
 
 
 # -- the check can fail -----------------------------------------------------------------------
@@ -283,3 +414,58 @@ def test_a_cli_command_importing_another_is_caught():
         "from execrl.cli import timing_noise\n", "src/execrl/cli/timing.py", "execrl.cli.timing"
     )
     assert [cli_violation(imp) for imp in table + group] == [None, None]
+
+
+PAGE = """
+| package | depends on |
+| --- | --- |
+| `execrl.problems` | — |
+| `execrl.envs` | `execrl.sandbox` |
+| `execrl.sandbox` | `execrl.problems`, `execrl.errors` |
+| `execrl.cli` | all |
+
+### `execrl.problems`
+### `execrl.sandbox`
+### `execrl.envs`
+
+Utility modules, importable by every package (and importing only each other):
+`execrl.errors`.
+
+<!-- package map: generated by tests/unit/test_import_direction.py -->
+```text
+problems -> (nothing)
+```
+"""
+
+
+def test_a_package_off_the_page_and_a_row_out_of_order_are_caught(tmp_path):
+    for name in ["problems", "sandbox", "envs", "cli", "rl"]:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text("")
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "errors.py").write_text("")
+    arrows = read_arrows(PAGE)
+    assert coverage_faults(arrows, source_packages(tmp_path)) == [
+        "execrl: in src/execrl but not on docs/architecture.md (add a row and a paragraph, or "
+        "list it with the utilities)",
+        "rl: in src/execrl but not on docs/architecture.md (add a row and a paragraph, or "
+        "list it with the utilities)",
+    ]
+    assert order_faults(arrows) == ["envs depends on sandbox, which is not a row above it"]
+    assert paragraph_order(PAGE) == ("problems", "sandbox", "envs") != arrows.order
+
+
+def test_an_unused_arrow_and_a_stale_map_are_caught():
+    arrows = read_arrows(PAGE)
+    code = "from execrl.errors import ExecrlError\nfrom execrl.problems import Problem\n"
+    imports = imports_of(code, "src/execrl/sandbox/pool.py", "execrl.sandbox.pool")
+    used = used_arrows(imports, arrows)
+    assert unused_arrow_faults(arrows, used) == [
+        "envs -> sandbox: in the table of docs/architecture.md, but no module of envs imports "
+        "sandbox (remove the arrow)"
+    ]
+    drawn = package_map(arrows, used)
+    assert drawn == (
+        "problems -> (nothing)\nenvs     -> (nothing)\nsandbox  -> problems\ncli      -> (nothing)"
+    )
+    assert written_map(PAGE) == "problems -> (nothing)" != drawn
