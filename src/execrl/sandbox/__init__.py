@@ -12,11 +12,11 @@ from pydantic import ValidationError
 
 from execrl.errors import UsageError
 from execrl.sandbox.compare import outputs_match, values_match
-from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
 from execrl.sandbox.forkserver import SandboxCrashed, SandboxUnavailable
 from execrl.sandbox.isolation import SandboxConfig, probe
 from execrl.sandbox.limits import ExecutionOptions, Limits
-from execrl.sandbox.protocol import Conversation, Executor, Policy
+from execrl.sandbox.pool import LocalExecutor
+from execrl.sandbox.protocol import Conversation, ExecutionRequest, Executor, Policy
 from execrl.sandbox.records import (
     ExecutionRecord,
     Status,

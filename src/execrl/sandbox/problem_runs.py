@@ -14,8 +14,8 @@ from pydantic import ValidationError
 
 from execrl.errors import DataError, UsageError
 from execrl.problems.models import Problem, TestCase, TestGroup
-from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import TIMING_UNITS, ExecutionOptions, TimingMetric, is_counted
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import ExecutionRecord
 
 

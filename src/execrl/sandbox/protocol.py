@@ -1,9 +1,15 @@
-"""The Executor and Policy protocols, each defined once.
+"""The Executor and Policy protocols, each defined once, and the types an Executor speaks.
 
 ``Executor``: what every backend (the local pool, the HTTP service's ``RemoteExecutor``,
 ``RayExecutor``) offers, and what code that executes programs asks for. ``Policy``: anything
 that continues chats (the trainer's model, an OpenAI-compatible endpoint, a scripted policy
-in tests), what code that samples programs asks for.
+in tests), what code that samples programs asks for. ``ExecutionRequest`` is what an Executor
+is asked to run and ``Captured`` what ``capture_streams`` answers; the record it returns is
+``execrl.sandbox.records.ExecutionRecord``.
+
+This module owns those protocols and types, and nothing that runs a program: it imports
+neither the local pool (``execrl.sandbox.pool``) nor the judge (``execrl.sandbox.judge``),
+which both import it.
 
 Code outside the sandbox and service packages takes an ``Executor`` as an argument and never
 chooses a backend itself; the backend is picked at the edge (a CLI ``--executor`` flag or a
@@ -13,17 +19,105 @@ config field) by ``execrl.service.open_executor``.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from execrl.problems.models import Checker, TestCase
+from execrl.sandbox.limits import ExecutionOptions, Limits
 
 Message = dict[str, str]
 """One chat message: ``{"role": "system" | "user" | "assistant", "content": ...}``."""
 Conversation = list[Message]
 
 if TYPE_CHECKING:
-    from execrl.problems.models import Checker, TestCase
-    from execrl.sandbox.executor import ExecutionRequest
-    from execrl.sandbox.limits import ExecutionOptions, Limits
+    from execrl.problems.models import Problem
     from execrl.sandbox.records import ExecutionRecord, TestResult
+
+
+class ExecutionRequest(BaseModel):
+    """One program on a list of tests, with its limits and options."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    program: str
+    tests: list[TestCase]
+    checker: Checker = Field(default_factory=Checker)
+    limits: Limits = Field(default_factory=Limits)
+    options: ExecutionOptions = Field(default_factory=ExecutionOptions)
+    problem_id: str = ""
+    program_name: str = ""
+    starter_code: str | None = None
+    """Trusted code the checker of an assert-style test runs before the test code when there
+    is no ``prelude`` (HumanEval's prompt, whose helper functions its tests use)."""
+    prelude: str | None = None
+    """Trusted code run before the program in call and assert tests, and before the test code
+    in the checker (LeetCodeDataset's imports and ListNode/TreeNode helpers, MBPP's
+    ``test_setup_code``). Instances of the classes it defines can cross between the two."""
+    stdin_as_function: bool = False
+    """Run stdio programs as the body of a function, as the APPS/TACO harness does (a
+    top-level ``return`` then ends the program); see ``execrl.sandbox.wrapping``. The record
+    keeps the hash of the program as given."""
+
+    @classmethod
+    def of(
+        cls,
+        program: str,
+        tests: list[TestCase],
+        limits: Limits | None = None,
+        *,
+        checker: Checker | None = None,
+        options: ExecutionOptions | None = None,
+        problem_id: str = "",
+    ) -> ExecutionRequest:
+        """The request ``Executor.run`` makes of its arguments (defaults for what is None)."""
+        return cls(
+            program=program,
+            tests=tests,
+            checker=checker or Checker(),
+            limits=limits or Limits(),
+            options=options or ExecutionOptions(),
+            problem_id=problem_id,
+        )
+
+    @classmethod
+    def for_problem(
+        cls,
+        problem: Problem,
+        program: str,
+        *,
+        tests: list[TestCase] | None = None,
+        options: ExecutionOptions | None = None,
+        limits: Limits | None = None,
+        program_name: str = "",
+    ) -> ExecutionRequest:
+        """A request with the problem's tests, checker and limits: the problem's time limit
+        is the CPU-time limit (the wall-clock limit follows Limits' default rule)."""
+        return cls(
+            program=program,
+            tests=problem.tests if tests is None else tests,
+            checker=problem.checker,
+            limits=limits
+            or Limits(cpu_time_s=problem.time_limit_s, memory_mb=problem.memory_limit_mb),
+            options=options or ExecutionOptions(),
+            problem_id=problem.id,
+            program_name=program_name,
+            starter_code=problem.starter_code,
+            prelude=problem.prelude,
+            stdin_as_function=problem.stdin_as_function,
+        )
+
+
+@dataclass(frozen=True)
+class Captured:
+    """One capture run: the verdict without comparison and what the program wrote."""
+
+    result: TestResult
+    stdout: str
+    stderr: str
+    exit_code: int | None
+    """The exit status (``-N`` when a signal ended it; None when it never ran)."""
 
 
 @runtime_checkable
@@ -58,8 +152,6 @@ class Executor(Protocol):
     ) -> ExecutionRecord:
         """The common case: one program on ``tests`` (a backend that subclasses ``Executor``
         inherits this)."""
-        from execrl.sandbox.executor import ExecutionRequest
-
         request = ExecutionRequest.of(
             program, tests, limits, checker=checker, options=options, problem_id=problem_id
         )
