@@ -29,7 +29,7 @@ from _common import report
 from execrl.problems.models import Checker
 from execrl.sandbox import _zygote
 from execrl.sandbox.compare import outputs_match
-from execrl.sandbox.executor import _decode_stdout, _first_difference
+from execrl.sandbox.judge import _decode_stdout, _first_difference
 from execrl.sandbox.returned import ValueRejected, decode_returned, matches, show
 
 MERSENNE = 2**61 - 1

@@ -18,8 +18,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import report
 
 from execrl.problems.humaneval import load_humaneval
-from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
 from execrl.sandbox.limits import Limits
+from execrl.sandbox.pool import LocalExecutor
+from execrl.sandbox.protocol import ExecutionRequest
 
 TIMEOUT_S = 3.0
 

@@ -31,8 +31,9 @@ from _common import report
 
 from execrl.problems import load_bundled
 from execrl.sandbox.counting import HASH_SEED, parse_summaries, valgrind_path
-from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
 from execrl.sandbox.limits import ExecutionOptions
+from execrl.sandbox.pool import LocalExecutor
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.stats import spearman
 
 

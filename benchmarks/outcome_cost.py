@@ -25,7 +25,7 @@ from _common import median_ms, report
 from execrl.envs import environment
 from execrl.problems.models import Problem, Reference, StdioTest, TestGroup
 from execrl.rewards import reward
-from execrl.sandbox.executor import LocalExecutor
+from execrl.sandbox.pool import LocalExecutor
 
 PROGRAM = (
     "import sys\n"

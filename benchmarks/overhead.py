@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import median_ms, report
 
 from execrl.problems import StdioTest
-from execrl.sandbox.executor import LocalExecutor
+from execrl.sandbox.pool import LocalExecutor
 
 TRIVIAL = "print(int(input()) + 1)\n"
 

@@ -25,7 +25,8 @@ from _common import report
 from humaneval_throughput import canonical_and_corrupted, execrl_requests
 
 from execrl.problems.humaneval import load_humaneval
-from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
+from execrl.sandbox.pool import LocalExecutor
+from execrl.sandbox.protocol import ExecutionRequest
 
 QUICK_PROBLEMS = 20
 

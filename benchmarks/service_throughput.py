@@ -33,7 +33,8 @@ from _common import report
 from humaneval_throughput import TIMEOUT_S, canonical_and_corrupted, execrl_requests
 
 from execrl.problems.humaneval import load_humaneval
-from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
+from execrl.sandbox.pool import LocalExecutor
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.service.wire import RecordLine, decode_line
 from tests.service._server import running_server
 

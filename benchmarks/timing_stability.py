@@ -30,8 +30,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import report
 
 from execrl.problems import load_bundled
-from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
 from execrl.sandbox.limits import ExecutionOptions
+from execrl.sandbox.pool import LocalExecutor
+from execrl.sandbox.protocol import ExecutionRequest
 
 
 def percentile_of(value: float, pool: list[float]) -> float:

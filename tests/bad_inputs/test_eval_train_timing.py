@@ -77,7 +77,7 @@ def fake_executor(monkeypatch):
     FakeExecutor.instances = []
     FakeExecutor.stop_after = None
     # (every command opens its executor through execrl.service.open, which looks it up here)
-    monkeypatch.setattr("execrl.sandbox.executor.LocalExecutor", FakeExecutor)
+    monkeypatch.setattr("execrl.sandbox.pool.LocalExecutor", FakeExecutor)
     return FakeExecutor
 
 

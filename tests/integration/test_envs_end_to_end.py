@@ -17,7 +17,7 @@ from execrl.envs import PRESETS, environment
 from execrl.problems import load_bundled
 from execrl.problems.models import ReferenceLabel
 from execrl.rewards import rescore
-from execrl.sandbox.executor import ExecutionRequest
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.stats import spearman
 from execrl.timing import measure_reference_durations
 

@@ -12,8 +12,8 @@ from execrl.cli.main import main
 from execrl.envs.metrics import RANKING_METRICS
 from execrl.envs.screening import ScreeningReport, screen_metrics
 from execrl.problems import ReferenceLabel, load_bundled
-from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import ExecutionOptions
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import ExecutionRecord, save_records
 
 # Both problems label their references' tiers "slow: …", "mid: …", "fast: …".

@@ -63,7 +63,7 @@ def local_run(tmp_path_factory) -> Path:
 @pytest.fixture
 def opened_pools(monkeypatch) -> list:
     """Every LocalExecutor created while the test runs (the real class, counted)."""
-    from execrl.sandbox.executor import LocalExecutor
+    from execrl.sandbox.pool import LocalExecutor
 
     opened: list[LocalExecutor] = []
     original = LocalExecutor.__init__
@@ -94,7 +94,8 @@ def test_an_executor_given_to_an_async_trainer_runs_its_workers_programs_too(
 ):
     from execrl.problems.io import load_problem
     from execrl.rl.train import Trainer, load_config
-    from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
+    from execrl.sandbox.pool import LocalExecutor
+    from execrl.sandbox.protocol import ExecutionRequest
 
     async_ = ["steps=1", "async.enabled=true", "async.queue_size=2", "prompts_per_step=1"]
     config = load_config("rlvr", None, [*TINY, *async_])

@@ -47,7 +47,7 @@ from verl.trainer.ppo.reward import get_custom_reward_fn  # noqa: E402
 from execrl.integrations.verl import SCORE_KEYS, compute_score, write_verl_dataset  # noqa: E402
 from execrl.problems import load_bundled  # noqa: E402
 from execrl.problems.models import ReferenceLabel  # noqa: E402
-from execrl.sandbox.executor import LocalExecutor  # noqa: E402
+from execrl.sandbox.pool import LocalExecutor  # noqa: E402
 from execrl.sandbox.records import Status  # noqa: E402
 
 PROBLEMS = ["balanced-brackets", "anagram-groups"]

@@ -36,7 +36,7 @@ from execrl.integrations.verl import (
 )
 from execrl.problems import load_bundled
 from execrl.problems.models import ReferenceLabel, StdioTest
-from execrl.sandbox.executor import LocalExecutor
+from execrl.sandbox.pool import LocalExecutor
 from execrl.sandbox.records import Status
 
 PROBLEMS = ["balanced-brackets", "anagram-groups"]

@@ -30,7 +30,7 @@ from collections.abc import Container
 from dataclasses import dataclass
 
 from execrl.problems.models import StdioTest
-from execrl.sandbox.executor import ExecutionRequest
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import ExecutionRecord, Status, program_sha256
 
 CHUNK = 16 * 1024

@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # for tests.servic
 import ray
 
 from execrl.problems.models import StdioTest
-from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import Limits
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import Status
 from execrl.service.ray import RayExecutor
 from tests.service._ray_cluster import _descendants as descendants

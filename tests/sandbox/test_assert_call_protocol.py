@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from execrl.problems import AssertTest, CallTest
-from execrl.sandbox.executor import ExecutionRequest
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import Status
 
 _LEETCODE_ROWS = Path(__file__).parents[1] / "fixtures" / "leetcode" / "leetcode.jsonl"

@@ -15,9 +15,9 @@ from execrl.errors import ConfigError
 from execrl.problems import AssertTest, CallTest, StdioTest
 from execrl.sandbox import counting
 from execrl.sandbox.counting import Counters, parse_summaries
-from execrl.sandbox.executor import LocalExecutor
 from execrl.sandbox.isolation import SandboxConfig
 from execrl.sandbox.limits import ExecutionOptions, Limits
+from execrl.sandbox.pool import LocalExecutor
 from execrl.sandbox.records import Status
 
 pytestmark = pytest.mark.skipif(

@@ -28,9 +28,9 @@ from execrl.problems.models import (
     StdioTest,
     TestGroup,
 )
-from execrl.sandbox.executor import LocalExecutor
 from execrl.sandbox.isolation import SandboxConfig
 from execrl.sandbox.limits import Limits
+from execrl.sandbox.pool import LocalExecutor
 
 GENERATOR = GeneratorProgram(
     "gen",

@@ -12,10 +12,11 @@ import pytest
 
 from execrl.problems import AssertTest, CallTest, Checker, StdioTest
 from execrl.sandbox import forkserver as forkserver_module
-from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
 from execrl.sandbox.forkserver import ForkServer, SandboxUnavailable
 from execrl.sandbox.isolation import SandboxConfig, probe
 from execrl.sandbox.limits import ExecutionOptions, Limits
+from execrl.sandbox.pool import LocalExecutor
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import Status
 
 ECHO_SUM = StdioTest(id="t", input="2 3\n", output="5\n")
@@ -282,7 +283,7 @@ def test_a_read_only_path_under_the_hosts_tmp_is_visible_and_stays_read_only():
 
 def test_a_closed_local_executor_refuses_work_instead_of_restarting_fork_servers():
     from execrl.errors import ExecutionError
-    from execrl.sandbox.executor import LocalExecutor
+    from execrl.sandbox.pool import LocalExecutor
 
     executor = LocalExecutor(workers=1)
     executor.close()

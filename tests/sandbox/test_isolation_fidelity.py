@@ -11,9 +11,9 @@ import textwrap
 import pytest
 
 from execrl.problems import CallTest, StdioTest
-from execrl.sandbox.executor import LocalExecutor
 from execrl.sandbox.isolation import SandboxConfig, current_site_packages
 from execrl.sandbox.limits import ExecutionOptions, Limits
+from execrl.sandbox.pool import LocalExecutor
 from execrl.sandbox.records import Status
 
 FIVE = StdioTest(id="t", input="", output="5\n")

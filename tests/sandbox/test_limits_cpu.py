@@ -14,8 +14,9 @@ import textwrap
 
 from execrl.problems import StdioTest
 from execrl.problems.models import Problem
-from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
 from execrl.sandbox.limits import Limits
+from execrl.sandbox.pool import LocalExecutor
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import ExecutionRecord, Status, load_records, save_records
 
 FIVE = StdioTest(id="t", input="", output="5\n")

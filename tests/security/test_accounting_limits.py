@@ -24,10 +24,10 @@ import pytest
 
 from execrl.problems import AssertTest, StdioTest
 from execrl.sandbox import forkserver
-from execrl.sandbox.executor import LocalExecutor
 from execrl.sandbox.forkserver import ForkServer, cgroup_name
 from execrl.sandbox.isolation import CgroupRoot, SandboxConfig, probe
 from execrl.sandbox.limits import Limits
+from execrl.sandbox.pool import LocalExecutor
 from execrl.sandbox.records import Status
 
 LIMITS = Limits(cpu_time_s=5.0, memory_mb=128, max_output_bytes=1 << 20)
@@ -422,7 +422,7 @@ except OSError as e:
 
 HOLD_EXECUTOR = """
 import sys
-from execrl.sandbox.executor import LocalExecutor
+from execrl.sandbox.pool import LocalExecutor
 from execrl.sandbox.isolation import SandboxConfig
 with LocalExecutor(workers=2, config=SandboxConfig(strict=False)) as executor:
     print(" ".join(map(str, executor.uids)), flush=True)

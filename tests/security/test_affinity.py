@@ -10,9 +10,9 @@ import textwrap
 import pytest
 
 from execrl.problems import StdioTest
-from execrl.sandbox.executor import LocalExecutor
 from execrl.sandbox.isolation import probe
 from execrl.sandbox.limits import Limits
+from execrl.sandbox.pool import LocalExecutor
 from execrl.sandbox.records import Status
 
 pytestmark = pytest.mark.skipif(not probe().seccomp, reason="needs seccomp")

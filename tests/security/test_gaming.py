@@ -14,9 +14,9 @@ import pytest
 
 from execrl.problems import AssertTest, CallTest, StdioTest
 from execrl.sandbox import LocalExecutor, _zygote
-from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.forkserver import ForkServer, SandboxCrashed
 from execrl.sandbox.limits import Limits
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import Status
 
 ECHO = StdioTest(id="echo", input="3\n", output="3\n")

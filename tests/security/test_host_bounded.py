@@ -20,7 +20,7 @@ import pytest
 from execrl.problems import CallTest, Checker
 from execrl.sandbox import _zygote
 from execrl.sandbox.compare import outputs_match, values_match
-from execrl.sandbox.executor import _first_difference, _judge_call
+from execrl.sandbox.judge import _first_difference, _judge_call
 from execrl.sandbox.records import Status
 from execrl.sandbox.returned import MAX_DEPTH, ValueRejected, decode_returned
 

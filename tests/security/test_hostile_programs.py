@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from execrl.problems import AssertTest, CallTest, Checker, StdioTest
-from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import ExecutionOptions, Limits
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import Status, TestResult
 
 NONCE = uuid.uuid4().hex[:12]
@@ -776,8 +776,8 @@ def counted_expectation(case: Case) -> set[Status]:
 @pytest.fixture(scope="module")
 def counted_verdicts(host_services):
     from execrl.sandbox import counting
-    from execrl.sandbox.executor import _wire_test, judge
     from execrl.sandbox.forkserver import ForkServer
+    from execrl.sandbox.judge import _wire_test, judge
 
     if not counting.valgrind_status()[0]:
         pytest.skip(f"Valgrind: {counting.valgrind_status()[1]}")

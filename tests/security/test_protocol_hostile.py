@@ -13,7 +13,7 @@ import textwrap
 import pytest
 
 from execrl.problems import AssertTest
-from execrl.sandbox.executor import ExecutionRequest
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import Status
 
 NODE_PRELUDE = textwrap.dedent(

@@ -7,8 +7,8 @@ import math
 import pytest
 
 from execrl.problems.models import StdioTest, TestGroup
-from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import ExecutionOptions, Limits
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, Timing
 from execrl.service.fallback import (
     CAP_DETAIL,

@@ -17,8 +17,9 @@ import pytest
 
 from execrl.errors import UsageError
 from execrl.problems.io import load_problem
-from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
 from execrl.sandbox.isolation import SandboxConfig
+from execrl.sandbox.pool import LocalExecutor
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.service.open import ExecutorSpec, open_executor, parse_executor_spec
 from tests.service._server import running_server
 

@@ -21,9 +21,9 @@ from execrl.errors import ExecutionError, UsageError
 from execrl.problems import load_bundled
 from execrl.problems.models import CallTest, StdioTest
 from execrl.rewards.scoring import Group, score_batch
-from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
 from execrl.sandbox.limits import Limits
-from execrl.sandbox.protocol import Executor
+from execrl.sandbox.pool import LocalExecutor
+from execrl.sandbox.protocol import ExecutionRequest, Executor
 from execrl.sandbox.records import Status
 from execrl.service.open import open_executor
 from execrl.service.ray import RayExecutor, _choose_nodes, share_of_cores

@@ -19,9 +19,9 @@ import pytest
 from execrl.errors import ConfigError, ExecutionError, UsageError
 from execrl.problems.models import AssertTest, CallTest, StdioTest, TestGroup
 from execrl.sandbox.counting import valgrind_status
-from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
 from execrl.sandbox.limits import ExecutionOptions, Limits
-from execrl.sandbox.protocol import Executor
+from execrl.sandbox.pool import LocalExecutor
+from execrl.sandbox.protocol import ExecutionRequest, Executor
 from execrl.sandbox.records import Status
 from execrl.service.fallback import CAP_DETAIL
 from execrl.service.remote import RemoteExecutor, full_jitter, normalise_urls, retry_after_s

@@ -16,7 +16,8 @@ import psutil
 import pytest
 
 from execrl.sandbox import counting
-from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
+from execrl.sandbox.pool import LocalExecutor
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import Status
 from execrl.service.server import bind
 from execrl.service.state import IdempotencyConflict, Service, _Batch, _IdempotencyStore

@@ -31,7 +31,7 @@ from execrl.integrations.verl import (
 )
 from execrl.problems import load_bundled, save_problems
 from execrl.problems.models import ReferenceLabel
-from execrl.sandbox.executor import LocalExecutor
+from execrl.sandbox.pool import LocalExecutor
 
 PROBLEM_ID = "balanced-brackets"
 

@@ -32,9 +32,9 @@ from execrl.errors import LoaderError, UsageError
 from execrl.problems.io import BUNDLED, FORMATS, load_problem
 from execrl.problems.models import StdioTest, TestGroup
 from execrl.sandbox.counting import valgrind_status
-from execrl.sandbox.executor import LocalExecutor
 from execrl.sandbox.isolation import PROTECTIONS, SandboxConfig, probe
 from execrl.sandbox.limits import MAX_REPEATS, ExecutionOptions
+from execrl.sandbox.pool import LocalExecutor
 from execrl.sandbox.problem_runs import problem_request, problem_tests, record_table
 
 

@@ -38,9 +38,8 @@ from execrl.datagen.generators import (
 from execrl.problems.models import Checker, Problem, Reference, StdioTest
 from execrl.sandbox.batch import parallel_map
 from execrl.sandbox.compare import outputs_match
-from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import Limits
-from execrl.sandbox.protocol import Executor
+from execrl.sandbox.protocol import ExecutionRequest, Executor
 from execrl.sandbox.records import Status, TestResult
 from execrl.sandbox.wrapping import wrap_stdin_program
 

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from execrl.problems.models import Problem, Reference, ReferenceLabel, TestGroup
-from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
-from execrl.sandbox.protocol import Executor
+from execrl.sandbox.pool import LocalExecutor
+from execrl.sandbox.protocol import ExecutionRequest, Executor
 from execrl.sandbox.records import ExecutionRecord, TestResult
 
 

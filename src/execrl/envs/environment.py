@@ -29,8 +29,8 @@ from execrl.envs.outcome import Outcome, TestOutcome, Verdict, format_duration
 from execrl.errors import ExecrlError
 from execrl.problems.models import Problem, TestCase, TestGroup
 from execrl.sandbox.counting import seconds_as
-from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import TIMING_UNITS, ExecutionOptions, Limits, TimingMetric, is_counted
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult
 from execrl.timing.percentiles import per_test_percentiles
 from execrl.timing.pool import Calibration, ReferencePool

@@ -31,9 +31,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from execrl.envs.environment import Environment
 from execrl.problems.models import AssertTest, CallTest, Problem, StdioTest, TestCase, TestGroup
-from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import ExecutionOptions
-from execrl.sandbox.protocol import Conversation, Message
+from execrl.sandbox.protocol import Conversation, ExecutionRequest, Message
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult
 
 TurnReward = Callable[[ExecutionRecord], float | None]

@@ -30,10 +30,9 @@ from execrl.evaluate.folder import (
 from execrl.problems.models import Problem, ReferenceLabel
 from execrl.results import ResultsFile
 from execrl.sandbox.counting import require_valgrind
-from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import ExecutionOptions, Limits, TimingMetric, is_counted
 from execrl.sandbox.machine import MachineFingerprint
-from execrl.sandbox.protocol import Executor
+from execrl.sandbox.protocol import ExecutionRequest, Executor
 from execrl.sandbox.records import program_sha256
 
 

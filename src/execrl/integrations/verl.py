@@ -594,7 +594,7 @@ def _solver_config() -> Any:
 def _local_pool(workers: int | None, config: Any) -> tuple[Executor, list[IO[str]]]:
     """A LocalExecutor of ``workers`` (else ``$EXECRL_VERL_WORKERS``, else this machine's
     cores shared by :data:`VERL_REWARD_WORKERS` processes), at most one per core."""
-    from execrl.sandbox.executor import LocalExecutor
+    from execrl.sandbox.pool import LocalExecutor
 
     available = sorted(os.sched_getaffinity(0))
     if workers is None:

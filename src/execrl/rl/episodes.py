@@ -38,9 +38,8 @@ from execrl.envs.multiturn import (
 from execrl.errors import ExecrlError, ExecutionError
 from execrl.extract import extract_code
 from execrl.problems.models import Problem
-from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import Limits
-from execrl.sandbox.protocol import Conversation, Executor, Policy
+from execrl.sandbox.protocol import Conversation, ExecutionRequest, Executor, Policy
 from execrl.sandbox.records import ExecutionRecord
 
 

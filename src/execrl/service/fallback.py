@@ -27,8 +27,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
 from execrl.problems.models import TestCase, TestGroup
-from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import Limits
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult
 
 FALLBACK_DETAIL = "fallback: verdict from another server, without its time (spec §6)"

@@ -118,7 +118,7 @@ def open_executor(
         return _open_remote(parsed, workers, config)
     if parsed.kind == "ray":
         return _open_ray(parsed, workers, config)
-    from execrl.sandbox.executor import LocalExecutor
+    from execrl.sandbox.pool import LocalExecutor
 
     return LocalExecutor(workers=workers, config=config, reserve_host_core=reserve_host_core)
 

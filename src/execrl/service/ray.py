@@ -40,10 +40,10 @@ from typing import Any
 
 from execrl.errors import ExecutionError, UsageError
 from execrl.sandbox.batch import progress_bar
-from execrl.sandbox.executor import ExecutionRequest, LocalExecutor
 from execrl.sandbox.isolation import SandboxConfig
 from execrl.sandbox.limits import Limits
-from execrl.sandbox.protocol import Executor
+from execrl.sandbox.pool import LocalExecutor
+from execrl.sandbox.protocol import ExecutionRequest, Executor
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, inconclusive_record
 
 try:

@@ -46,9 +46,8 @@ from typing import Any
 
 from execrl.errors import ConfigError, ExecutionError, UsageError
 from execrl.sandbox.batch import progress_bar
-from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import Limits
-from execrl.sandbox.protocol import Executor
+from execrl.sandbox.protocol import ExecutionRequest, Executor
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, inconclusive_record
 from execrl.service.fallback import apply_fallback, merge_retry, unresolved_request
 from execrl.service.wire import (

@@ -43,8 +43,8 @@ from execrl.problems._rows import decode_json_field
 from execrl.problems.mbpp import mbpp_entry_point
 from execrl.problems.models import AssertTest, Checker, StdioTest, TestCase
 from execrl.problems.verl_rows import apps_tests
-from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import Limits
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult
 
 router = APIRouter(tags=["sandbox-fusion"])

@@ -23,8 +23,8 @@ from types import FrameType
 import uvicorn
 
 from execrl.errors import UsageError
-from execrl.sandbox.executor import LocalExecutor
 from execrl.sandbox.isolation import SandboxConfig
+from execrl.sandbox.pool import LocalExecutor
 from execrl.service.app import DEFAULT_MAX_BODY_BYTES, create_app
 from execrl.service.state import Service
 

@@ -22,9 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from execrl.errors import UsageError
-from execrl.sandbox.executor import Captured, ExecutionRequest
 from execrl.sandbox.limits import Limits
-from execrl.sandbox.protocol import Executor
+from execrl.sandbox.protocol import Captured, ExecutionRequest, Executor
 from execrl.sandbox.records import (
     ExecutionRecord,
     Status,

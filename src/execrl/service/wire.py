@@ -26,8 +26,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import Limits
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import ExecutionRecord, TestResult
 
 API_VERSION = "v1"

@@ -39,9 +39,9 @@ from pydantic import BaseModel, ConfigDict
 from execrl.errors import ExecrlError
 from execrl.problems.models import Problem
 from execrl.sandbox.counting import require_valgrind
-from execrl.sandbox.executor import LocalExecutor
 from execrl.sandbox.limits import TimingMetric, is_counted
 from execrl.sandbox.machine import MachineFingerprint
+from execrl.sandbox.pool import LocalExecutor
 from execrl.timing.diagnostics import NoiseReport, SolutionNoise, diagnose, markdown_table
 from execrl.timing.store import run_campaign
 

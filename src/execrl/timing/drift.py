@@ -40,8 +40,8 @@ from pydantic import BaseModel, ConfigDict
 from execrl.errors import ExecrlError
 from execrl.problems.models import Problem, ReferenceLabel, TestGroup
 from execrl.sandbox.counting import require_valgrind
-from execrl.sandbox.executor import LocalExecutor
 from execrl.sandbox.limits import TimingMetric, is_counted
+from execrl.sandbox.pool import LocalExecutor
 from execrl.timing.calibration import CalibrationMap, pair_campaigns
 from execrl.timing.diagnostics import markdown_table
 from execrl.timing.store import Campaign, DurationStore, describe_timing, run_campaign, triples

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 from execrl.problems.models import Problem, ReferenceLabel
 from execrl.sandbox.counting import require_valgrind, seconds_as
-from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import ExecutionOptions, Limits, TimingMetric, is_counted
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult
 
 

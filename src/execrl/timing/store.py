@@ -33,9 +33,9 @@ from execrl.errors import DataError, ExecrlError, UsageError
 from execrl.problems.models import Problem, ReferenceLabel
 from execrl.results import ResultsFile, read_rows
 from execrl.sandbox.counting import require_valgrind, seconds_as
-from execrl.sandbox.executor import ExecutionRequest
 from execrl.sandbox.limits import TIMING_UNITS, ExecutionOptions, Limits, TimingMetric, is_counted
 from execrl.sandbox.machine import MachineFingerprint
+from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import Status, TestResult
 from execrl.timing.pool import Calibration, ReferencePool
 

@@ -53,9 +53,9 @@ from execrl.rewards.solver.lpfile import (
     lp_features,
 )
 from execrl.sandbox.batch import parallel_map
-from execrl.sandbox.executor import LocalExecutor
 from execrl.sandbox.isolation import SandboxConfig
 from execrl.sandbox.limits import Limits
+from execrl.sandbox.pool import LocalExecutor
 from execrl.sandbox.protocol import Executor
 from execrl.sandbox.records import Status, TestResult
 
