@@ -1,7 +1,7 @@
-"""``execrl score --programs``: score the given programs under an environment and a reward
-(:func:`execrl.rewards.streaming.iter_scored`), one JSONL row per program written as each is
-scored; the reference durations measured now (a timing-store campaign beside the results),
-stored in the problems, or read from a saved campaign."""
+"""``execrl score --programs``: score the given programs under an environment and a reward,
+one JSONL row per program written as each is scored; the reference durations measured now (a
+timing-store campaign beside the results), stored in the problems, or read from a saved
+campaign. The work: :func:`execrl.rewards.program_scores.score_programs`."""
 
 from __future__ import annotations
 
@@ -15,22 +15,11 @@ from execrl.cli._common import EXIT_EXECRL_FAILED, EXIT_OK, console, require_cou
 from execrl.cli._executor import jobs, open_executor_from_args, sandbox_config
 from execrl.envs.environment import Environment
 from execrl.evaluate.programs import answered_problems, read_programs
-from execrl.problems.models import Problem, ReferenceLabel
-from execrl.results import ResultsFile
+from execrl.problems.models import Problem
+from execrl.rewards import program_scores
 from execrl.rewards.compositions import RewardFn
+from execrl.rewards.program_scores import MeasuredReferences
 from execrl.rewards.score_config import env_and_reward, with_timing
-from execrl.rewards.score_rows import check_resumable, program_key, row_key, score_row
-from execrl.rewards.streaming import group_indices, iter_scored
-from execrl.sandbox.protocol import Executor
-from execrl.timing.measured import (
-    latest_measured,
-    measure_campaign,
-    measured_store,
-    read_campaign,
-    save_measured,
-    with_campaign_durations,
-)
-from execrl.timing.store import Campaign
 
 SCORE_LEGEND = (
     "c_cor: all correctness tests pass · c̃: c_cor, no optimization test failed · g: the "
@@ -48,96 +37,42 @@ def score_programs(args: argparse.Namespace, out: Path) -> int:
     require_counting(env.config.timing)
     programs = read_programs(args.programs, args.ids)
     problems = answered_problems(args.source, args.format, programs)
-    references = args.references or ("measure" if env.config.needs_references else "stored")
-    earlier = (
-        latest_measured(measured_store(out)) if references == "measure" and args.resume else None
-    )
-    if earlier is not None:  # score the rest against the durations the rows already in it used
-        problems = apply_campaign(problems, earlier, env, str(measured_store(out)))
-    elif references not in ("measure", "stored"):
-        problems = apply_campaign(problems, read_campaign(references), env, references)
-    if references != "measure" or earlier is not None:
-        check_reference_units(problems, env)
-    table = scores_table(env, reward_fn)
-    with ResultsFile(out, key=row_key, resume=args.resume) as results:  # fails now if unwritable
-        check_resumable(results.rows, str(results.path), env, reward_fn, references)
-        rewards = [row.get("reward") for row in results.rows]
-        for row in results.rows:
-            add_score_row(table, row)
-        todo = [p for p in programs if not results.has(program_key(p.problem_id, p.code, p.name))]
-        if todo:
-            config = sandbox_config(args)
-            with open_executor_from_args(args, workers=jobs(args), config=config) as executor:
-                if references == "measure" and earlier is None:
-                    problems = measure(problems, env, executor, out)
-                elif references == "stored" and env.config.needs_references:
-                    warn_unreferenced(problems, env)
-                scored = iter_scored(
-                    todo,
-                    problems,
-                    env=env,
-                    reward_fn=reward_fn,
-                    executor=executor,
-                    group_of=group_indices(programs),
-                )
-                for _, one in scored:
-                    row = score_row(one, reward_fn, references)
-                    results.write(row)  # flushed: an interruption keeps every finished row
-                    add_score_row(table, row)
-                    rewards.append(one.reward)
-    console.print(table)
-    return summarise(rewards, out, resumed=results.resumed)
-
-
-def apply_campaign(
-    problems: dict[str, Problem], campaign: Campaign, env: Environment, where: str
-) -> dict[str, Problem]:
-    """The problems with the campaign's durations, read under the environment's timing, cap
-    and count rate."""
-    return with_campaign_durations(
+    scores = program_scores.score_programs(
+        programs,
         problems,
-        campaign,
-        timing=env.timing_for(),
-        caps_s={pid: env.cap_for(p) for pid, p in problems.items()},
-        per_second=env.config.count_rate,
-        where=where,
+        out,
+        env=env,
+        reward_fn=reward_fn,
+        executor=lambda: open_executor_from_args(
+            args, workers=jobs(args), config=sandbox_config(args)
+        ),
+        references=args.references,
+        resume=args.resume,
+        on_measured=say_measured,
+        on_unreferenced=lambda problem: warn_unreferenced(problem, env),
     )
+    table = scores_table(env, reward_fn)
+    for row in scores.rows:
+        add_score_row(table, row)
+    console.print(table)
+    return summarise(scores.rewards, out, resumed=scores.resumed)
 
 
-def measure(
-    problems: dict[str, Problem], env: Environment, executor: Executor, out: Path
-) -> dict[str, Problem]:
-    """Fresh durations for every correct reference on the optimization tests, measured on the
-    same machine and executor as the programs (spec §5: compare what ran together), saved as
-    a timing-store campaign beside ``out`` so the scores can be reproduced against them."""
-    campaign = measure_campaign(list(problems.values()), executor, timing=env.timing_for())
-    saved = save_measured(campaign, measured_store(out))
-    pairs = {(m.problem_id, m.reference) for m in campaign.measurements}
+def say_measured(measured: MeasuredReferences) -> None:
     console.print(
-        f"measured {len(pairs)} reference solutions on the optimization tests of "
-        f"{len(problems)} problem(s); durations saved to {saved}",
+        f"measured {measured.references} reference solutions on the optimization tests of "
+        f"{measured.problems} problem(s); durations saved to {measured.campaign_file}",
         highlight=False,
     )
-    return apply_campaign(problems, campaign, env, str(saved))
 
 
-def check_reference_units(problems: dict[str, Problem], env: Environment) -> None:
-    """Stored or saved reference durations must be of the environment's timing (seconds for
-    cpu and wall, counts for a counted one): a DataError now, before any sandbox starts."""
-    if env.config.needs_references:
-        for problem in problems.values():
-            env.pool(problem)
-
-
-def warn_unreferenced(problems: dict[str, Problem], env: Environment) -> None:
-    for problem in problems.values():
-        if not any(r.durations_s for r in problem.references_labelled(ReferenceLabel.CORRECT)):
-            console.print(
-                f"[yellow]note:[/] {problem.id} has no stored reference durations, so "
-                f"{env.name} has nothing to rank or limit against there "
-                "(use --references measure)",
-                highlight=False,
-            )
+def warn_unreferenced(problem: Problem, env: Environment) -> None:
+    console.print(
+        f"[yellow]note:[/] {problem.id} has no stored reference durations, so "
+        f"{env.name} has nothing to rank or limit against there "
+        "(use --references measure)",
+        highlight=False,
+    )
 
 
 def scores_table(env: Environment, reward_fn: RewardFn) -> Table:
