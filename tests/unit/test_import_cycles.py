@@ -97,22 +97,22 @@ def import_graph(source: Path) -> Graph:
 
 
 def targets(node: ast.AST, module: str, is_package: bool, modules: dict[str, Path]) -> list[str]:
-    """The modules of ``modules`` that an import statement names (nothing for other nodes)."""
+    """The modules of ``modules`` that an import statement names (nothing for other nodes,
+    nor for a module that is not there: a broken import is not a circle)."""
     if isinstance(node, ast.Import):
-        return [t for alias in node.names if (t := _named(alias.name, modules))]
+        return [alias.name for alias in node.names if alias.name in modules]
     if isinstance(node, ast.ImportFrom):
         base = _absolute(node, module, is_package)
-        named = [_named(f"{base}.{alias.name}", modules) for alias in node.names]
+        named = [_from_target(base, alias.name, modules) for alias in node.names]
         return [t for t in named if t]
     return []
 
 
-def _named(dotted: str, modules: dict[str, Path]) -> str | None:
-    """The longest prefix of ``dotted`` that is a module (``pkg.sub.Name`` -> ``pkg.sub``)."""
-    parts = dotted.split(".")
-    while parts and ".".join(parts) not in modules:
-        parts.pop()
-    return ".".join(parts) or None
+def _from_target(base: str, name: str, modules: dict[str, Path]) -> str | None:
+    """``from base import name``: the submodule ``base.name`` if there is one, else ``base``."""
+    if f"{base}.{name}" in modules:
+        return f"{base}.{name}"
+    return base if base in modules else None
 
 
 def _absolute(node: ast.ImportFrom, module: str, is_package: bool) -> str:
@@ -264,3 +264,14 @@ def test_folders_without_init_are_programs_not_modules(tmp_path):
         },
     )
     assert list(modules_under(source)) == ["pkg"]
+
+
+def test_an_import_of_a_module_that_is_not_there_draws_no_edge(tmp_path):
+    source = write_tree(
+        tmp_path,
+        {
+            "src/pkg/__init__.py": "from .pool import Pool\n",
+            "src/pkg/pool.py": "from pkg.gone import codec\nimport pkg.gone.wire\nPool = 1\n",
+        },
+    )
+    assert import_graph(source)["pkg.pool"] == {}  # not pkg: no name is taken from it
