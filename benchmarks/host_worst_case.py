@@ -27,10 +27,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import report
 
 from execrl.problems.models import Checker
-from execrl.sandbox import _zygote
 from execrl.sandbox.compare import outputs_match
 from execrl.sandbox.judge import _decode_stdout, _first_difference
 from execrl.sandbox.returned import ValueRejected, decode_returned, matches, show
+from execrl.sandbox.zygote import codec
 
 MERSENNE = 2**61 - 1
 
@@ -44,7 +44,7 @@ def _cpu_s() -> float:
 
 
 def naive_call(channel: bytes, expected) -> str:
-    value = _zygote.decode_value(json.loads(channel))  # builds the set: hashes every member
+    value = codec.decode_value(json.loads(channel))  # builds the set: hashes every member
     ok = type(value) is type(expected) and value == expected
     return "match" if ok else f"returned {repr(value)[:120]}"  # repr walks shared refs again
 

@@ -51,7 +51,7 @@ def _fork_servers(pid: int) -> list[int]:
             cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:
             continue
-        if b"_zygote.py" in cmdline:
+        if b"zygote/launch.py" in cmdline:
             found.append(child)
     return found
 

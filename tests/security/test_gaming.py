@@ -13,11 +13,12 @@ import textwrap
 import pytest
 
 from execrl.problems import AssertTest, CallTest, StdioTest
-from execrl.sandbox import LocalExecutor, _zygote
+from execrl.sandbox import LocalExecutor
 from execrl.sandbox.forkserver import ForkServer, SandboxCrashed
 from execrl.sandbox.limits import Limits
 from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import Status
+from execrl.sandbox.zygote import scratch, wire
 
 ECHO = StdioTest(id="echo", input="3\n", output="3\n")
 CORRECT = "print(input())"
@@ -126,7 +127,7 @@ def test_the_scratch_left_by_a_poisoner_is_gone_for_the_next_program(one_worker)
 def test_a_reply_to_another_request_is_refused_and_the_server_restarted(server):
     # An extra request the host did not make: its reply arrives first and must not be taken
     # for the answer to the next run.
-    _zygote.write_message(server._request_w, {"op": "ping", "id": 10**6})
+    wire.write_message(server._request_w, {"op": "ping", "id": 10**6})
     with pytest.raises(SandboxCrashed, match="waiting for"):
         server.run(CORRECT, STDIO, b"3\n", Limits())
     raw = server.run(CORRECT, STDIO, b"3\n", Limits())
@@ -146,27 +147,27 @@ def test_a_worker_that_cannot_clean_up_says_so_and_is_replaced(server):
 def test_cleanup_is_iterative_and_bounded(tmp_path):
     deep = tmp_path / "deep"
     path = deep
-    for _ in range(_zygote._CLEANUP_MAX_DEPTH - 2):
+    for _ in range(scratch.CLEANUP_MAX_DEPTH - 2):
         path = path / "a"
     path.mkdir(parents=True)
     (path / "f").write_text("x")
-    _zygote._remove_tree(str(deep))
+    scratch.remove_tree(str(deep))
     assert not deep.exists()
     too_deep = tmp_path / "too-deep"
     path = too_deep
-    for _ in range(_zygote._CLEANUP_MAX_DEPTH + 5):
+    for _ in range(scratch.CLEANUP_MAX_DEPTH + 5):
         path = path / "a"
     path.mkdir(parents=True)
-    with pytest.raises(_zygote._CleanupFailed, match="nested"):
-        _zygote._remove_tree(str(too_deep))
+    with pytest.raises(scratch.CleanupFailed, match="nested"):
+        scratch.remove_tree(str(too_deep))
 
 
 def test_cleanup_refuses_too_many_entries(tmp_path, monkeypatch):
-    monkeypatch.setattr(_zygote, "_CLEANUP_MAX_ENTRIES", 50)
+    monkeypatch.setattr(scratch, "CLEANUP_MAX_ENTRIES", 50)
     for i in range(60):
         (tmp_path / str(i)).touch()
-    with pytest.raises(_zygote._CleanupFailed, match="entries"):
-        _zygote._remove_tree(str(tmp_path), keep_root=True)
+    with pytest.raises(scratch.CleanupFailed, match="entries"):
+        scratch.remove_tree(str(tmp_path), keep_root=True)
 
 
 # -- 2. nothing of one program is visible to the next ------------------------------------------

@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 from execrl.problems import CallTest, Checker
-from execrl.sandbox import _zygote
 from execrl.sandbox.compare import outputs_match, values_match
 from execrl.sandbox.judge import _first_difference, _judge_call
 from execrl.sandbox.records import Status
 from execrl.sandbox.returned import MAX_DEPTH, ValueRejected, decode_returned
+from execrl.sandbox.zygote import codec
 
 MERSENNE = 2**61 - 1  # CPython hashes an int as x mod 2**61 - 1: multiples all hash to 0
 
@@ -33,7 +33,7 @@ def _host_cpu_s() -> float:
 
 
 def _encoded(value) -> bytes:
-    return json.dumps(_zygote.encode_value(value)).encode()
+    return json.dumps(codec.encode_value(value)).encode()
 
 
 # -- item 6: returned values ------------------------------------------------------------------
@@ -250,7 +250,7 @@ def test_colliding_set_sent_to_an_assert_checker_is_bounded_by_the_wall_limit(ex
         "def forged(value, **_):\n"
         "    table = [['set', [k * (2**61 - 1) for k in range(100_000)]]]\n"
         "    return {'root': {'ref': 0}, 'table': table}\n"
-        "sys.modules['_zygote'].encode_value = forged\n"
+        "sys.modules['_zygote.calls'].encode_value = forged\n"
         "def f():\n"
         "    return set()\n"
     )

@@ -119,7 +119,7 @@ def test_expected_values_never_reach_the_candidate(executor):
     and returns the log: comparing its handle with the expected value sent nothing."""
     program = """\
     import sys
-    zygote = sys.modules["_zygote"]
+    zygote = sys.modules["_zygote.calls"]
     seen = []
     original = zygote.read_message
     def spy(fd):

@@ -7,13 +7,13 @@ import marshal
 
 import pytest
 
-from execrl.sandbox import _zygote
+from execrl.sandbox.zygote import compiler
 
 TEST_CODE = b"NOTE = 'x'\ndef check(candidate):\n    assert candidate(1) == 2\n"
 
 
 def test_a_repeated_source_is_compiled_once_and_gives_the_same_code():
-    cache = _zygote._CompileCache()
+    cache = compiler.CompileCache()
     first = cache.compile(TEST_CODE, "<test>")
     again = cache.compile(TEST_CODE, "<test>")
     assert again is first and cache.hits == 1
@@ -22,7 +22,7 @@ def test_a_repeated_source_is_compiled_once_and_gives_the_same_code():
 
 
 def test_the_filename_is_part_of_the_key():
-    cache = _zygote._CompileCache()
+    cache = compiler.CompileCache()
     as_test = marshal.loads(cache.compile(TEST_CODE, "<test>"))
     as_prelude = marshal.loads(cache.compile(TEST_CODE, "<prelude>"))
     assert (as_test.co_filename, as_prelude.co_filename) == ("<test>", "<prelude>")
@@ -30,7 +30,7 @@ def test_the_filename_is_part_of_the_key():
 
 
 def test_the_least_recently_used_entry_goes_first():
-    cache = _zygote._CompileCache(entries=2)
+    cache = compiler.CompileCache(entries=2)
     sources = [f"x = {i}\n".encode() for i in range(3)]
     cache.compile(sources[0], "<program>")
     cache.compile(sources[1], "<program>")
@@ -41,7 +41,7 @@ def test_the_least_recently_used_entry_goes_first():
 
 
 def test_large_sources_and_compile_errors():
-    cache = _zygote._CompileCache(max_source=16)
+    cache = compiler.CompileCache(max_source=16)
     big = b"x = 1\n" * 10
     cache.compile(big, "<program>")
     assert cache.results == {}  # compiled, not kept
@@ -51,13 +51,13 @@ def test_large_sources_and_compile_errors():
 
 
 def test_a_trusted_item_is_code_an_error_or_source():
-    compiled = _zygote.compile_source(TEST_CODE, "<test>")
-    code = _zygote._trusted_code(compiled, "<test>")
+    compiled = compiler.compile_source(TEST_CODE, "<test>")
+    code = compiler.trusted_code(compiled, "<test>")
     assert code.co_filename == "<test>"
-    from_source = _zygote._trusted_code(("source", bytearray(TEST_CODE)), "<test>")
+    from_source = compiler.trusted_code(("source", bytearray(TEST_CODE)), "<test>")
     assert from_source.co_filename == "<test>" and from_source.co_names == code.co_names
-    error = _zygote.compile_source(b"assert (", "<test>")
-    with pytest.raises(_zygote._CompileFailed) as failed:
-        _zygote._trusted_code(error, "<test>")
-    assert _zygote._trusted_failure_line(failed.value) == error
+    error = compiler.compile_source(b"assert (", "<test>")
+    with pytest.raises(compiler.CompileFailed) as failed:
+        compiler.trusted_code(error, "<test>")
+    assert compiler.trusted_failure_line(failed.value) == error
     assert error.startswith("SyntaxError: ")

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from execrl.sandbox._zygote import NotPlainData, decode_value, encode_value
+from execrl.sandbox.zygote.codec import NotPlainData, decode_value, encode_value
 
 scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text() | st.binary()
 big_ints = st.integers(min_value=-(10**12000), max_value=10**12000)

@@ -19,17 +19,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from execrl.errors import ExecutionError
-from execrl.sandbox import _zygote, counting
+from execrl.sandbox import counting
 from execrl.sandbox.counting import Counters
 from execrl.sandbox.isolation import (
     SandboxConfig,
     probe,
     python_paths,
     unshare_command,
-    zygote_command,
     zygote_script,
 )
 from execrl.sandbox.limits import Limits
+from execrl.sandbox.zygote import codec, wire
 
 START_TIMEOUT_S = 60.0
 REPLY_MARGIN_S = 15.0
@@ -114,7 +114,7 @@ class ForkServer:
         request_r, self._request_w = os.pipe()
         self._reply_r, reply_w = os.pipe()
         log_r, log_w = os.pipe() if self.counting else (None, None)  # Valgrind's log
-        # the zygote's channel to its compiler (a second sandboxed process, see _zygote)
+        # the zygote's channel to its compiler (a second sandboxed process, see zygote.compiler)
         compile_r, compile_w = os.pipe()
         compiled_r, compiled_w = os.pipe()
         self._cgroup = self._make_cgroup()
@@ -189,7 +189,7 @@ class ForkServer:
         host's numbers (a service may have hundreds of sockets open), a descriptor over 256 is
         an int object the interpreter allocates, not a cached one, and the heap every program
         starts in is laid out another way."""
-        # (in the order _zygote.receive_fds unpacks them; 0 marks where each one goes)
+        # (in the order zygote.main.receive_fds unpacks them; 0 marks where each one goes)
         fds = [config["request_fd"], config["reply_fd"], *config["compiler_fds"]]
         fds.append(config["count_log_fd"])
         config = dict(config, request_fd=0, reply_fd=0, compiler_fds=[0, 0], count_log_fd=0)
@@ -206,8 +206,8 @@ class ForkServer:
         count_log: int | None = None,
         stdin: socket.socket | None = None,
     ) -> subprocess.Popen:
-        """One sandboxed process running _zygote.py with ``config`` (the zygote or its
-        compiler), on this server's core; under Valgrind (logging to ``count_log``) when it is
+        """One sandboxed process running ``zygote/launch.py`` with ``config`` (the zygote or
+        its compiler), on this server's core; under Valgrind (logging to ``count_log``) when it is
         a counted zygote. A counted interpreter has a fixed hash seed, which ``-I`` would
         ignore (it implies ``-E``): it runs with ``-s -P`` instead, in the same bare
         environment."""
@@ -231,10 +231,7 @@ class ForkServer:
         argv = [
             *unshare_command(self.probe, self.config),
             *python,
-            # (a counted zygote runs as a script, its syntax tree kept: freed, its 5 MB would
-            # be reused by allocations whose layout varies with the start-up's, and counts
-            # moved by up to 3 x 10^-4 from one server to the next)
-            *(zygote_command() if count_log is None else [zygote_script()]),
+            zygote_script(),
             json.dumps(config) if count_log is None else counting.fixed_width_json(config),
         ]
         if self.cpu is not None and shutil.which("taskset"):
@@ -257,7 +254,7 @@ class ForkServer:
         for _ in range(counting.WARM_UP_REQUESTS):
             self._request_id += 1
             try:
-                _zygote.write_message(self._request_w, {"op": "ping", "id": self._request_id})
+                wire.write_message(self._request_w, {"op": "ping", "id": self._request_id})
                 self._read_reply(START_TIMEOUT_S, self._request_id)
             except (OSError, SandboxCrashed) as exc:
                 self.close()
@@ -277,7 +274,7 @@ class ForkServer:
                     "id": "harness",
                     "kind": "call",
                     "fn_name": "f",
-                    "args": json.dumps(_zygote.encode_value([])),
+                    "args": json.dumps(codec.encode_value([])),
                     "prelude": "",
                 },
                 b"",
@@ -336,7 +333,7 @@ class ForkServer:
             self._release()  # (a start that failed half-way)
             return
         with contextlib.suppress(OSError):
-            _zygote.write_message(self._request_w, {"op": "shutdown"})
+            wire.write_message(self._request_w, {"op": "shutdown"})
         for fd in (self._request_w, self._reply_r):
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -410,7 +407,7 @@ class ForkServer:
             payloads.append(secret)
         wait_s = repeats * (limits.wall_limit_s + REPLY_MARGIN_S)
         try:
-            _zygote.write_message(self._request_w, header, *payloads)
+            wire.write_message(self._request_w, header, *payloads)
             reply, payloads = self._read_reply(wait_s, request_id)
             if not reply.get("ok"):  # its own bookkeeping failed: it stops; never reuse it
                 raise SandboxCrashed(str(reply.get("error", "unknown sandbox error")))
@@ -445,7 +442,7 @@ class ForkServer:
         if not ready:
             raise SandboxCrashed(f"no answer within {timeout_s:.0f} s")
         try:
-            reply, payloads = _zygote.read_message(self._reply_r)
+            reply, payloads = wire.read_message(self._reply_r)
         except (EOFError, OSError, ValueError) as exc:
             raise SandboxCrashed(f"{exc}; {self._stderr_tail()}") from exc
         if not isinstance(reply, dict) or reply.get("id") != request_id:

@@ -305,26 +305,11 @@ def _enables_memory(directory: Path) -> bool:
 
 
 def zygote_script() -> str:
-    return str(Path(__file__).with_name("_zygote.py"))
-
-
-def zygote_command() -> list[str]:
-    """The interpreter arguments that start ``_zygote.py``: compiled by ``compile()`` into a
-    module named ``_zygote`` (in ``sys.modules``), whose ``main`` is then called; not run as a
-    script. A script's syntax tree stays allocated until the script ends (CPython frees it
-    after running it): for this file ~5 MB of heap, whose page-table entries every fork
-    copied and write-protected. ``compile()`` frees it at once. No bytecode cache is read
-    (one written by an interpreter with another hash seed moved instruction counts from one
-    server to the next). A counted zygote still runs as a script: with the tree freed, later
-    allocations reuse its memory in a layout that varies with the start-up's, and counts
-    moved between servers by up to 3 x 10^-4."""
-    return [
-        "-c",
-        "import sys; m = sys.modules['_zygote'] = type(sys)('_zygote')\n"
-        f"m.__file__ = path = {zygote_script()!r}\n"
-        "with open(path, 'rb') as f: exec(compile(f.read(), path, 'exec'), m.__dict__)\n"
-        "del m, path, f; sys.modules['_zygote'].main()",
-    ]
+    """The zygote's launcher, ``zygote/launch.py``: run as a script (``python -I -S
+    launch.py CONFIG``), it loads the package's modules as ``_zygote.*`` by ``compile()``
+    (their syntax trees freed at once, no bytecode cache read or written) and calls
+    ``main``. See ``execrl.sandbox.zygote``."""
+    return str(Path(__file__).with_name("zygote") / "launch.py")
 
 
 def current_site_packages() -> tuple[str, ...]:

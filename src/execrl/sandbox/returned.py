@@ -1,6 +1,6 @@
 """A call test's returned value, read in the host without trusting it.
 
-The candidate's process encodes what its function returned (``_zygote.encode_value``: a root
+The candidate's process encodes what its function returned (``zygote.codec.encode_value``: a root
 item and a flat table of containers). Everything in that encoding is the program's to choose,
 so the host reads it with bounded work and memory:
 
@@ -19,8 +19,8 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from execrl.sandbox._zygote import encoded_table
 from execrl.sandbox.compare import SortedDict, SortedSet, _canonical_match, canonical, order_key
+from execrl.sandbox.zygote.codec import encoded_table
 
 MAX_DEPTH = 256
 """Deepest nesting of containers a returned value may have."""
