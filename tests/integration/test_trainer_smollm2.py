@@ -197,7 +197,7 @@ def test_resume_continues_exactly_where_the_run_stopped(tmp_path, torch):
         trainer.train()
     with Trainer(_config(*overrides), tmp_path / "split", progress=False) as trainer:
         trainer.load_checkpoint()
-        assert trainer.learner.version == 1 and trainer.stream.position == 1
+        assert trainer.state.step == 1 and trainer.stream.position == 1
         trainer.train()
         resumed = dict(trainer.learner.model.named_parameters())
     for name, value in straight.items():
@@ -231,7 +231,7 @@ def test_resume_with_pass_rate_selection_dynamic_sampling_and_lora_is_exact(tmp_
         trainer.train()
     with Trainer(_config(*overrides), tmp_path / "split", progress=False) as trainer:
         trainer.load_checkpoint()
-        assert trainer.learner.version == 1 and trainer.stream.takes >= 1
+        assert trainer.state.step == 1 and trainer.stream.takes >= 1
         trainer.train()
         resumed = dict(trainer.learner.model.named_parameters())
         assert trainer.stream.state_dict() == selector

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 
-import yaml
 from rich.markup import escape
 from rich.table import Table
 
@@ -24,6 +22,7 @@ from execrl.cli._files import writable_folder
 from execrl.errors import UsageError
 from execrl.rl import train as training
 from execrl.rl.config import preset_names, preset_text
+from execrl.rl.runs import config_yaml, new_run_folder, resume_config
 from execrl.rl.train_report import summary_lines, write_training_report
 
 DEFAULT_PRESET = training.DEFAULT_PRESET
@@ -70,25 +69,14 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 "--resume takes the run's own config.yaml; drop --preset/--config/--set"
             )
-        saved = args.resume / "config.yaml"
-        if not saved.is_file():
-            raise UsageError(f"{args.resume}: not a training run (no config.yaml)")
-        latest = args.resume / "checkpoints" / "latest"
-        if not latest.is_file():  # (before the model loads)
-            raise UsageError(
-                f"{args.resume}: no checkpoint to resume from (no checkpoints/latest); "
-                "start a new run instead"
-            )
-        config = training.load_config(None, saved, _executor_override(args))
+        config = resume_config(args.resume, _executor_override(args))  # (before any model)
         out = args.resume
     else:
         overrides = [*args.overrides, *_executor_override(args)]
         config = training.load_config(args.preset or DEFAULT_PRESET, args.config, overrides)
-        out = args.out or Path("runs") / f"train-{datetime.now(UTC):%Y%m%d-%H%M%S}"
+        out = args.out or new_run_folder()
     if args.show_config:
-        console.print(
-            yaml.safe_dump(config.model_dump(mode="json", by_alias=True), sort_keys=False)
-        )
+        console.print(config_yaml(config))
         return EXIT_OK
     writable_folder(out, "--out")  # before the model loads
     log = None if args.quiet else (lambda line: console.print(escape(line)))

@@ -9,18 +9,24 @@ contiguous. Each returns (N,) advantages in the order of ``rewards``:
 - ``token_weighted``: ``r_i − μ_g`` with ``μ_g = Σ_j L_j R_j / Σ_j L_j`` (spec §8);
 - ``rloo``: ``r_i − mean of the other members of its group`` (0 in a group of one).
 
-``reinforce_pp`` works per token on (N, T) arrays and has no groups, so it is called directly,
-not through :data:`ESTIMATORS`. The dense-reward advantage (spec dense-rewards.md,
-``A = A_traj + β · A_turn``) is computed from a pass tensor by
+``reinforce_pp`` works per token on (N, T) arrays and has no groups. The dense-reward
+advantage (spec dense-rewards.md, ``A = A_traj + β · A_turn``) is computed from a pass tensor by
 :func:`execrl.rewards.dense.dense_rewards`; :func:`dense` hands back its ``advantages``.
 
 A ``None`` reward is an inconclusive execution (the sandbox failed, not the program). It is
 not a number, so every estimator refuses it: drop that sample or rerun it first.
+
+The trainer's ``loss.advantage`` picks one row of :data:`TRAINING_ESTIMATORS`: an
+:class:`Estimator` gives one advantage per rollout before the update (the group estimators,
+the dense scorer's own) or, with ``per_token``, one per token inside it (REINFORCE++, whose
+per-token reward needs the KL of each token to the reference).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -233,14 +239,76 @@ def batch_advantages(
     return out
 
 
+@dataclass(frozen=True)
+class BatchRewards:
+    """A training batch's rewards, group by group: what every estimator reads."""
+
+    rewards: Sequence[Sequence[float | None]]
+    """``rewards[g][i]``: rollout i of group g (None: inconclusive)."""
+    lengths: Sequence[Sequence[int]]
+    """Completion tokens of each rollout, the shape of ``rewards``."""
+    given: Sequence[Sequence[float | None] | None]
+    """Per group, the advantages its scorer computed itself (dense rewards), or None."""
+
+
+PerRollout = Callable[[BatchRewards], list[list[float | None]]]
+"""A batch's rewards → one advantage per rollout (None: inconclusive, or per token)."""
+
+PerToken = Callable[..., np.ndarray]
+"""(rewards (N,), kl_per_token (N, T), mask (N, T), *, beta) → (N, T) advantages."""
+
+
+@dataclass(frozen=True)
+class Estimator:
+    """One ``loss.advantage``: how a batch's rewards become the update's advantages."""
+
+    per_rollout: PerRollout
+    """Before the update: one advantage per rollout (None where ``per_token`` decides)."""
+    per_token: PerToken | None = None
+    """Inside the update, after the KL pass: one advantage per token, with −β·KL(t) in the
+    reward (so ``loss.kl.placement: reward`` needs it); None: the per-rollout value is it."""
+
+
+def _grouped(name: str, batch: BatchRewards) -> list[list[float | None]]:
+    return batch_advantages(name, batch.rewards, batch.lengths)
+
+
+def _given(batch: BatchRewards) -> list[list[float | None]]:
+    return [
+        list(given) if given else [None] * len(rewards)
+        for rewards, given in zip(batch.rewards, batch.given, strict=True)
+    ]
+
+
+def _in_the_update(batch: BatchRewards) -> list[list[float | None]]:
+    return [[None] * len(rewards) for rewards in batch.rewards]
+
+
+TRAINING_ESTIMATORS: dict[str, Estimator] = {
+    **{name: Estimator(partial(_grouped, name)) for name in ESTIMATORS},
+    "dense": Estimator(_given),
+    "reinforce_pp": Estimator(_in_the_update, per_token=reinforce_pp),
+}
+"""The estimator of each ``loss.advantage``, chosen once when the trainer starts."""
+
+
+def per_token_estimators() -> list[str]:
+    """The ``loss.advantage`` names computed per token (those that take KL in the reward)."""
+    return sorted(name for name, row in TRAINING_ESTIMATORS.items() if row.per_token)
+
+
 __all__ = [
     "ESTIMATORS",
     "NEEDS_LENGTHS",
+    "TRAINING_ESTIMATORS",
+    "BatchRewards",
+    "Estimator",
     "batch_advantages",
     "compute_advantages",
     "dense",
     "dr_grpo",
     "grpo",
+    "per_token_estimators",
     "reinforce_pp",
     "rloo",
     "token_weighted",

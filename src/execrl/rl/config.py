@@ -1,10 +1,13 @@
 """The trainer's settings, one validated model per concern, and how a config file is read.
 
-:class:`execrl.rl.train.TrainConfig` gathers these sections; a run's settings come from a
-named preset (``rl/configs/*.yaml``), then a YAML file, then ``key.sub=value`` overrides, all
-merged here into one mapping (:func:`read_settings`) and validated once
-(:func:`validated`): a mistake is one :class:`~execrl.errors.ConfigError` line naming the
+:class:`TrainConfig` gathers these sections; a run's settings come from a named preset
+(``rl/configs/*.yaml``), then a YAML file, then ``key.sub=value`` overrides, all merged here
+into one mapping (:func:`read_settings`) and validated once (:func:`validated`, through
+:func:`load_config`): a mistake is one :class:`~execrl.errors.ConfigError` line naming the
 file, the override or the setting and its value, before any model loads.
+
+It sits below every other module of the trainer (rollouts, update, evaluation, the loop), so
+each takes the settings it reads without an import circle.
 """
 
 from __future__ import annotations
@@ -15,17 +18,28 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 
 from execrl.envs.presets import validate_env_spec
 from execrl.errors import ConfigError, ExecrlError, UsageError
 from execrl.rewards.compositions import reward as reward_fn
 from execrl.rewards.dense import DenseRewardConfig
 from execrl.rewards.solver.rewards import solver_reward_config
+from execrl.rl.advantages import TRAINING_ESTIMATORS, per_token_estimators
 from execrl.service.open import parse_executor_spec
 
 PRESET_DIR = "configs"
 """The folder of ``execrl.rl`` that holds the named presets, one YAML file each."""
+
+DEFAULT_PRESET = "demo"
+"""What bare ``execrl train`` (and ``make demo``) runs: the main job."""
 
 
 def _known_executor(spec: str | None) -> str | None:
@@ -38,6 +52,18 @@ def _known_executor(spec: str | None) -> str | None:
 
 ExecutorSpecText = Annotated[str | None, AfterValidator(_known_executor)]
 """An executor spec (``execrl.service.open``), checked when the config loads."""
+
+
+def _known_estimator(name: str) -> str:
+    if name not in TRAINING_ESTIMATORS:
+        raise ValueError(
+            f"unknown advantage estimator; choose one of {sorted(TRAINING_ESTIMATORS)}"
+        )
+    return name
+
+
+EstimatorName = Annotated[str, AfterValidator(_known_estimator)]
+"""A row of ``execrl.rl.advantages.TRAINING_ESTIMATORS``, checked when the config loads."""
 
 
 class Strict(BaseModel):
@@ -140,8 +166,8 @@ class KLConfig(Strict):
     estimator: Literal["k1", "k2", "k3"] = "k3"
     """Schulman's per-token KL estimator."""
     placement: Literal["loss", "reward"] = "loss"
-    """``loss``: β·KL added to the loss; ``reward``: −β·KL per token in the reward
-    (REINFORCE++ only)."""
+    """``loss``: β·KL added to the loss; ``reward``: −β·KL per token in the reward (a
+    per-token estimator only: ``reinforce_pp``)."""
     sections: list[str] | None = None
     """Penalise only these tagged sections (e.g. [model, code]); None = every token."""
 
@@ -149,11 +175,10 @@ class KLConfig(Strict):
 class LossConfig(Strict):
     """The advantage estimator and the clipped surrogate."""
 
-    advantage: Literal["grpo", "dr_grpo", "token_weighted", "rloo", "reinforce_pp", "dense"] = (
-        "grpo"
-    )
-    """The advantage estimator (``execrl.rl.advantages``); ``dense`` goes with the dense and
-    multiturn rewards, whose scorer computes it."""
+    advantage: EstimatorName = "grpo"
+    """The advantage estimator, a row of ``execrl.rl.advantages.TRAINING_ESTIMATORS``:
+    ``grpo``, ``dr_grpo``, ``token_weighted``, ``rloo``, ``reinforce_pp`` (per token) or
+    ``dense`` (with the dense and multiturn rewards, whose scorer computes it)."""
     eps_low: float = Field(default=0.2, ge=0)
     """Lower clip range ε_low: the ratio π/π_old is clipped below at 1 − ε_low."""
     eps_high: float = Field(default=0.2, ge=0)
@@ -227,6 +252,70 @@ class EvalConfig(Strict):
     """Evaluate after the last step."""
 
 
+class TrainConfig(Strict):
+    """Every setting of a run (the sections' fields are above)."""
+
+    preset: str = "custom"
+    """The preset this config started from (``custom``: none)."""
+    seed: int = 0
+    """Seeds the prompt order, every sampling call and torch's initial state."""
+    steps: int = Field(default=10, ge=1)
+    """Optimizer steps to train for (the policy version at the end)."""
+    prompts_per_step: int = Field(default=4, ge=1)
+    """Groups (prompts) in each step's batch."""
+    group_size: int = Field(default=4, ge=1)
+    """G: rollouts sampled per prompt (the group advantages are relative within it)."""
+    dynamic_sampling: bool = False
+    """DAPO's dynamic sampling: drop groups whose rewards are all equal (they teach nothing)
+    and draw more prompts until the batch holds ``prompts_per_step`` informative groups."""
+    max_extra_rounds: int = Field(default=2, ge=0)
+    """Dynamic sampling: at most this many extra sampling rounds per step; a step that still
+    lacks informative groups then trains on those it has."""
+    policy: PolicyConfig = Field(default_factory=PolicyConfig)
+    """The model and how it samples."""
+    data: DataConfig = Field(default_factory=DataConfig)
+    """Which problems train and evaluate, and how prompts are chosen."""
+    reward: RewardConfig = Field(default_factory=RewardConfig)
+    """How a rollout is rewarded (``kind`` picks the scorer and the rollouts)."""
+    loss: LossConfig = Field(default_factory=LossConfig)
+    """The advantage estimator, the clipped surrogate and the KL term."""
+    optim: OptimConfig = Field(default_factory=OptimConfig)
+    """AdamW and how a batch goes through the model."""
+    async_: AsyncConfig = Field(default_factory=AsyncConfig, alias="async")
+    """Asynchronous rollouts (YAML key ``async``)."""
+    eval: EvalConfig = Field(default_factory=EvalConfig)
+    """Held-out pass@1 before and after."""
+    checkpoint_every: int = Field(default=0, ge=0)
+    """Save a checkpoint every this many steps (and always at the end); 0 = only at the end."""
+    workers: int | None = Field(default=None, ge=1)
+    """Sandbox workers this process starts: the local pool's, or each Ray node's (default:
+    one per core). A server runs its own, so it is not set with a server URL."""
+    executor: ExecutorSpecText = None
+    """Where the programs run when no executor object is given to the trainer: None or
+    ``local`` (a sandbox pool on this machine), ``http://host:port[,http://...]`` (the
+    ``execrl serve`` servers, through RemoteExecutor), ``ray`` / ``ray:HOST:PORT`` /
+    ``ray://HOST:PORT`` (a Ray cluster); see ``execrl.service.open``. CLI: ``--executor``."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TrainConfig:
+        if (self.reward.kind in ("dense", "multiturn")) != (self.loss.advantage == "dense"):
+            raise ValueError(
+                "reward.kind dense/multiturn goes with loss.advantage 'dense' and only with it"
+            )
+        per_token = per_token_estimators()
+        if self.loss.kl.placement == "reward" and self.loss.advantage not in per_token:
+            raise ValueError(
+                f"loss.kl.placement 'reward' needs a per-token loss.advantage: one of {per_token}"
+            )
+        if self.async_.enabled and self.reward.kind == "multiturn":
+            raise ValueError("async mode samples single-turn groups; multiturn runs synchronously")
+        if self.workers is not None and parse_executor_spec(self.executor).kind == "remote":
+            raise ValueError("workers: a server runs its own workers; leave it out with a URL")
+        return self
+
+
 def preset_names() -> list[str]:
     """The named presets, sorted."""
     folder = resources.files("execrl.rl") / PRESET_DIR
@@ -270,6 +359,19 @@ def validated(model: type[Model], data: dict[str, Any]) -> Model:
         got = first.get("input")
         shown = "" if isinstance(got, dict | list) or not first["loc"] else f" (got {got!r})"
         raise ConfigError(f"training config: {where}: {message}{shown}") from None
+
+
+def load_config(
+    preset: str | None = DEFAULT_PRESET,
+    path: str | Path | None = None,
+    overrides: Sequence[str] = (),
+) -> TrainConfig:
+    """A preset, then a YAML file on top, then ``key.sub=value`` overrides, checked before any
+    model loads: the settings, and the env, reward and solver-reward specs by building them (a
+    ConfigError names the file, the override or the setting, and the value)."""
+    config = validated(TrainConfig, read_settings(preset, path, overrides))
+    check_reward_specs(config.reward)
+    return config
 
 
 def check_reward_specs(reward: RewardConfig) -> None:

@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from execrl.rl.config import TrainConfig
 from execrl.rl.policy import prompt_messages, sample_in_chunks
 from execrl.rl.scorers import ProgramScorer
-
-if TYPE_CHECKING:
-    from execrl.rl.train import TrainConfig
 
 
 def heldout_pass_at_1(

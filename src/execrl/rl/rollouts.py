@@ -11,17 +11,15 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from execrl.rl.config import TrainConfig
 from execrl.rl.curriculum import informative
 from execrl.rl.episodes import run_episodes
 from execrl.rl.logprobs import sampled_logps
 from execrl.rl.policy import Sample, prompt_messages, sample
 from execrl.rl.scorers import DenseScorer, ProgramScorer, Scores
 from execrl.sandbox.protocol import Conversation
-
-if TYPE_CHECKING:
-    from execrl.rl.train import TrainConfig
 
 
 @dataclass(frozen=True)

@@ -3,27 +3,26 @@
 A batch is cut into micro-batches; each micro-batch's aggregated loss is scaled by its share
 of the whole batch's loss (:func:`loss_share`, from ``losses.AGGREGATIONS``), so the
 accumulated gradient equals the full-batch gradient for every aggregation. A KL term goes in
-the loss (``kl.placement: loss``) or, for the per-token estimators of
-:data:`TOKEN_ADVANTAGES` (REINFORCE++), in the per-token reward the advantages come from.
+the loss (``kl.placement: loss``) or, for an estimator computed per token (a row of
+``advantages.TRAINING_ESTIMATORS`` with ``per_token``: REINFORCE++), in the per-token reward
+the advantages come from.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import torch
 
-from execrl.rl.advantages import reinforce_pp
+from execrl.rl.advantages import TRAINING_ESTIMATORS, PerToken
+from execrl.rl.config import TrainConfig
 from execrl.rl.logprobs import batch_tensors, scatter, token_logps
 from execrl.rl.losses import AGGREGATIONS, clipped_surrogate, kl_in_loss, kl_penalty, section_mask
-
-if TYPE_CHECKING:
-    from execrl.rl.rollouts import ScoredGroup
-    from execrl.rl.train import TrainConfig
+from execrl.rl.rollouts import ScoredGroup
 
 
 @dataclass
@@ -72,11 +71,13 @@ def has_signal(rows: Sequence[Rollout], beta: float) -> bool:
     return beta > 0 or any(r.advantage for r in rows) or len(per_token) > 1
 
 
-TokenAdvantages = Callable[..., np.ndarray]
+TokenAdvantages = PerToken
+"""Deprecated alias of ``execrl.rl.advantages.PerToken``."""
 
-TOKEN_ADVANTAGES: dict[str, TokenAdvantages] = {"reinforce_pp": reinforce_pp}
-"""Estimators computed per token inside the update, from each rollout's reward and the KL of
-each token (−β·KL(t) in the reward); the others give one advantage per rollout before it."""
+TOKEN_ADVANTAGES: dict[str, PerToken] = {
+    name: row.per_token for name, row in TRAINING_ESTIMATORS.items() if row.per_token
+}
+"""Deprecated: the per-token rows of ``execrl.rl.advantages.TRAINING_ESTIMATORS``."""
 
 
 @dataclass
@@ -144,13 +145,14 @@ def section_masks(rollouts: Sequence[Rollout], tokenizer: Any, mask: Any, sectio
 
 
 class Learner:
-    """Holds the policy, its reference copy and the optimizer; takes one update per batch."""
+    """Holds the policy, its reference copy and the optimizer; takes one update per batch.
+    (The step count, the policy version, is the trainer's state: ``TrainState.step``.)"""
 
     def __init__(self, config: TrainConfig, model: Any, tokenizer: Any) -> None:
         self.config = config
         self.model = model
         self.tokenizer = tokenizer
-        self.token_advantages = TOKEN_ADVANTAGES.get(config.loss.advantage)
+        self.token_advantages = TRAINING_ESTIMATORS[config.loss.advantage].per_token
         """The per-token estimator, or None when each rollout brings its advantage."""
         self.reference = None
         if config.loss.kl.beta > 0 and config.policy.lora is None:
@@ -159,8 +161,6 @@ class Learner:
         self.optimizer = torch.optim.AdamW(
             params, lr=config.optim.lr, weight_decay=config.optim.weight_decay
         )
-        self.version = 0
-        """Optimizer steps taken: the policy version of the current weights."""
 
     def reference_logps(self, tensors: dict[str, Any]) -> Any:
         """(B, L−1) log-probabilities under the reference: the frozen copy, or for LoRA the
@@ -187,7 +187,6 @@ class Learner:
                 trained = [p for p in self.model.parameters() if p.requires_grad]
                 torch.nn.utils.clip_grad_norm_(trained, self.config.optim.grad_clip)
             self.optimizer.step()
-        self.version += 1
         return stats
 
     def prepare(self, rollouts: list[Rollout]) -> Batch:
