@@ -50,7 +50,7 @@ def plan_tests(problem: Problem) -> list[PlannedTest]:
 def consensus_output(problem: Problem, test_id: str, stdin: str, *, executor: Executor) -> str:
     """The output every correct reference agrees on (run in the sandbox); raises
     ConsensusError otherwise."""
-    limits = Limits(timeout_s=problem.time_limit_s, memory_mb=problem.memory_limit_mb)
+    limits = Limits.for_problem(problem)
     correct = problem.references_labelled(ReferenceLabel.CORRECT)
     if len(correct) < 2:
         raise ConsensusError(

@@ -113,7 +113,7 @@ def run_attempt(
     """Run attempt ``attempt`` of ``generator`` on ``problem`` (see the module docstring).
 
     ``limits`` are the generator's (e.g. ``GENERATOR_LIMITS``); solutions run under
-    ``solution_limits``, by default the problem's (``problem_limits``). ``correct`` are the
+    ``solution_limits``, by default the problem's (``Limits.for_problem``). ``correct`` are the
     verified correct solutions; the first ``MAX_SOLUTIONS`` are used."""
     started = time.perf_counter()
 
@@ -139,7 +139,7 @@ def run_attempt(
                 reason=f"inconclusive: generator {failed.call}: {failed.error}", inconclusive=True
             )
         return result(reason=f"generator failed: {failed.call}: {failed.error}")
-    solution_limits = solution_limits or problem_limits(problem)
+    solution_limits = solution_limits or Limits.for_problem(problem)
     runs = capture_outputs(problem, solutions, inputs, executor=executor, limits=solution_limits)
     unsure = [run for run in runs if run.inconclusive]
     if unsure:
@@ -167,11 +167,6 @@ def run_attempt(
             checked_by=checking.name,
         )
     return result(accepted=True, tests=tests, agreeing=agreeing, checked_by=checking.name)
-
-
-def problem_limits(problem: Problem) -> Limits:
-    """The limits a judge runs the problem's solutions under: its time and memory limits."""
-    return Limits(cpu_time_s=problem.time_limit_s, memory_mb=problem.memory_limit_mb)
 
 
 def _first_failed_call(inputs: Sequence[GeneratedInput]) -> GeneratedInput | None:

@@ -222,7 +222,7 @@ class Environment:
             problem,
             program,
             tests=plan.tests,
-            limits=Limits(timeout_s=plan.cap_s, memory_mb=problem.memory_limit_mb),
+            limits=Limits.for_problem(problem, cap_s=plan.cap_s),
             options=options or ExecutionOptions(timing=timing),
             program_name=program_name,
         )

@@ -49,9 +49,6 @@ def campaign_requests(
     by_id = {p.id: p for p in problems}
     options = ExecutionOptions(repeats=repeats, timing=timing)
 
-    def limits(problem: Problem) -> Limits:
-        return Limits(timeout_s=cap_s or problem.time_limit_s, memory_mb=problem.memory_limit_mb)
-
     out = []
     for s in samples:
         problem = by_id.get(s.problem_id)
@@ -60,7 +57,7 @@ def campaign_requests(
         request = ExecutionRequest.for_problem(
             problem,
             s.program,
-            limits=limits(problem),
+            limits=Limits.for_problem(problem, cap_s=cap_s),
             options=options,
             program_name=f"{s.model}#{s.index}",
         )
@@ -80,7 +77,7 @@ def campaign_requests(
                 problem,
                 ref.code,
                 tests=problem.optimization_tests,
-                limits=limits(problem),
+                limits=Limits.for_problem(problem, cap_s=cap_s),
                 options=options,
                 program_name=f"reference/{ref.name}",
             )

@@ -5,9 +5,12 @@ See docs/sandbox.md for the full contract, including what is *not* guaranteed.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from execrl.problems import Problem
 
 TimingMetric = Literal["cpu", "wall", "instructions", "cycles_estimate"]
 """Which measurement a duration is: seconds of CPU (``cpu``) or wall-clock (``wall``) time, or a
@@ -76,6 +79,16 @@ class Limits(BaseModel):
     """Open descriptors (RLIMIT_NOFILE). Exceeded → ``OSError: Too many open files``."""
     stack_mb: int = Field(default=256, gt=0)
     """Main-thread stack (RLIMIT_STACK), for deeply recursive solutions."""
+
+    @classmethod
+    def for_problem(cls, problem: Problem, *, cap_s: float | None = None) -> Limits:
+        """The limits a problem's programs run under: the CPU-time limit is ``cap_s`` when given
+        (a hard cap above the problem's own limit, e.g. for timing), else the problem's
+        ``time_limit_s``; the memory limit is its ``memory_limit_mb``; the wall-clock limit
+        follows the default rule (:func:`wall_limit_for`); every other field its default.
+        The one place a problem becomes Limits."""
+        cpu_time_s = problem.time_limit_s if cap_s is None else cap_s
+        return cls(cpu_time_s=cpu_time_s, memory_mb=problem.memory_limit_mb)
 
     @property
     def wall_limit_s(self) -> float:

@@ -98,8 +98,7 @@ class ExecutionRequest(BaseModel):
             program=program,
             tests=problem.tests if tests is None else tests,
             checker=problem.checker,
-            limits=limits
-            or Limits(cpu_time_s=problem.time_limit_s, memory_mb=problem.memory_limit_mb),
+            limits=limits or Limits.for_problem(problem),
             options=options or ExecutionOptions(),
             problem_id=problem.id,
             program_name=program_name,

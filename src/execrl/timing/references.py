@@ -34,7 +34,7 @@ def measure_reference_durations(
         require_valgrind()
     requests, owners = [], []
     for i, problem in enumerate(problems):
-        limits = Limits(timeout_s=cap_s or problem.time_limit_s, memory_mb=problem.memory_limit_mb)
+        limits = Limits.for_problem(problem, cap_s=cap_s)
         for ref in problem.references_labelled(ReferenceLabel.CORRECT):
             requests.append(
                 ExecutionRequest.for_problem(

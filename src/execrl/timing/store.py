@@ -290,7 +290,7 @@ def run_campaign(
                     p,
                     ref.code,
                     tests=tests_of[p.id],
-                    limits=Limits(timeout_s=p.time_limit_s, memory_mb=p.memory_limit_mb),
+                    limits=Limits.for_problem(p),
                     options=ExecutionOptions(repeats=1, timing=timing),
                     program_name=ref.name,
                 )
