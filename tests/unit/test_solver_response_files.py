@@ -103,6 +103,38 @@ def test_scoring_without_an_executor_is_refused_when_work_is_left():
         files.score_response_rows(ROWS, [3.0, 7.0, 3.0], SETTINGS, executor=None, limits=None)
 
 
+def never_opened():
+    raise AssertionError("an executor was opened with nothing to score")
+
+
+def test_score_responses_reads_a_finished_file_back_without_an_executor(tmp_path):
+    settings = files.ScoreSettings(reward="paper", stage=1, answers="execrl", timeout_s=10.0)
+    done = [score_row(i, row, scored_with=settings.as_dict()) for i, row in enumerate(ROWS)]
+    path = tmp_path / "scores.jsonl"
+    with ResultsFile(path) as out:
+        for row in done:
+            out.write(row)
+    told: list[int] = []
+    scored = files.score_responses(
+        ROWS, [3.0, 7.0, 3.0], settings, executor=never_opened, out=path, resume=True,
+        on_resumed=told.append,
+    )  # fmt: skip
+    assert scored == done and told == [3]
+
+
+def test_score_responses_refuses_other_rows_before_opening_an_executor(tmp_path):
+    path = tmp_path / "scores.jsonl"
+    with ResultsFile(path) as out:
+        out.write(score_row(0, ResponseRow("p1", "changed")))
+    before = path.read_bytes()
+    with pytest.raises(UsageError, match=r"not scores of the responses in r\.jsonl"):
+        files.score_responses(
+            ROWS, [3.0, 7.0, 3.0], SETTINGS, executor=never_opened, out=path, resume=True,
+            responses="r.jsonl",
+        )  # fmt: skip
+    assert path.read_bytes() == before
+
+
 def test_mean_reward_and_unavailable_solvers():
     detail = "solver not available: gurobipy is not installed; install it with: pip install"
     scored = [

@@ -15,7 +15,6 @@ options: :mod:`execrl.cli._solver_options`.
 from __future__ import annotations
 
 import argparse
-from contextlib import nullcontext
 from pathlib import Path
 
 from rich.markup import escape
@@ -25,7 +24,6 @@ from execrl.cli._common import EXIT_CHECK_FAILED, EXIT_OK, console, print_table,
 from execrl.cli._files import save_json, writable_file
 from execrl.errors import DataError, LoaderError, UsageError
 from execrl.problems.optim import BUNDLED, OPTIM_FORMATS, load_optim_problems
-from execrl.results import ResultsFile
 from execrl.rewards.solver import response_files as files
 from execrl.rewards.solver import tables
 from execrl.rewards.solver.checks import check_responses
@@ -106,21 +104,14 @@ def cmd_score(args: argparse.Namespace) -> int:
     known = files.problems_for(rows, args.problems, format=args.format)
     answers = files.ground_truths(rows, known, responses=args.responses, source=args.problems)
     settings = files.ScoreSettings(args.reward, args.stage, args.answers, args.timeout_s)
-    # Opened before any response runs: an unwritable --out fails now, not after the work.
-    results = (
-        ResultsFile(args.out, key=files.score_row_key, resume=args.resume) if args.out else None
-    )
-    with results or nullcontext() as out:
-        kept = out.rows if out is not None else []
-        files.check_resumed(kept, rows, settings, out=args.out, responses=args.responses)
-        if kept:
-            console.print(f"resuming {args.out}: {len(kept)} of {len(rows)} responses already "
-                          "scored", highlight=False)  # fmt: skip
-        todo = files.unscored(rows, out)
-        with opts.open_solver_executor(args) if todo else nullcontext() as executor:
-            scored = files.score_response_rows(
-                rows, answers, settings, executor=executor, limits=limits, out=out, progress=True
-            )
+    scored = files.score_responses(
+        rows, answers, settings,
+        executor=lambda: opts.open_solver_executor(args),
+        limits=limits, out=args.out, resume=args.resume, responses=args.responses, progress=True,
+        on_resumed=lambda kept: console.print(
+            f"resuming {args.out}: {kept} of {len(rows)} responses already scored", highlight=False
+        ),
+    )  # fmt: skip
     print_table(*tables.score_table(scored), align="l", plain=True)
     mean, n = files.mean_reward(scored)
     said = f"mean reward {mean:.3f} over {n} with a reward" if mean is not None else None

@@ -9,15 +9,20 @@ run resumes exactly where it stopped and never mixes rows scored another way::
     rows = read_responses("responses.jsonl")
     answers = ground_truths(rows, problems_for(rows, "bundled"), responses="responses.jsonl")
     settings = ScoreSettings(reward="paper", stage=1, answers="last-number", timeout_s=10)
-    with ResultsFile("scores.jsonl", key=score_row_key, resume=True) as out:
-        check_resumed(out.rows, rows, settings, out="scores.jsonl", responses="responses.jsonl")
-        scored = score_response_rows(rows, answers, settings, executor=ex, limits=lim, out=out)
+    scored = score_responses(rows, answers, settings, executor=ex, out="scores.jsonl",
+                             resume=True, responses="responses.jsonl")
+
+:func:`score_responses` is the whole of ``execrl solver score`` (it opens the results file,
+checks resumed rows, and scores the rest); it is made of :func:`check_resumed`,
+:func:`unscored` and :func:`score_response_rows`, for a caller that holds its own
+:class:`~execrl.results.ResultsFile`.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +32,7 @@ from execrl.problems.optim import BUNDLED, Answer, OptimProblem, load_optim_prob
 from execrl.results import ResultsFile, Row
 from execrl.rewards.solver.evaluation import ResponseRow, unavailable_module
 from execrl.rewards.solver.rewards import Verdict, iter_solver_scores, solver_reward_config
+from execrl.sandbox.executor_source import ExecutorSource, executor_in_use
 from execrl.sandbox.limits import Limits
 from execrl.sandbox.protocol import Executor
 
@@ -208,6 +214,37 @@ def score_response_rows(
             if out is not None:
                 out.write(done[i])  # flushed: it survives an interruption from here on
     return [done[i] for i in range(len(rows))]
+
+
+def score_responses(
+    rows: Sequence[ResponseRow],
+    answers: Sequence[Answer],
+    settings: ScoreSettings,
+    *,
+    executor: ExecutorSource,
+    limits: Limits | None = None,
+    out: str | Path | None = None,
+    resume: bool = False,
+    responses: str | Path = "the responses",
+    progress: bool = False,
+    on_resumed: Callable[[int], None] | None = None,
+) -> list[Row]:
+    """Every response's score row, in order (``execrl solver score``): with ``out``, each
+    written to that JSONL file as soon as it is scored, and with ``resume`` the rows already
+    in it kept (they must be scores of these ``responses`` under these settings: a UsageError
+    before anything runs otherwise; ``on_resumed`` is told how many). ``executor``: open, or
+    a function that opens one, called only when a response is left to score."""
+    results = ResultsFile(out, key=score_row_key, resume=resume) if out is not None else None
+    with results or nullcontext() as file:  # (an unwritable out fails now, not after the work)
+        kept = file.rows if file is not None else []
+        check_resumed(kept, rows, settings, out=out or "", responses=responses)
+        if kept and on_resumed is not None:
+            on_resumed(len(kept))
+        todo = unscored(rows, file)
+        with executor_in_use(executor) if todo else nullcontext() as pool:
+            return score_response_rows(
+                rows, answers, settings, executor=pool, limits=limits, out=file, progress=progress
+            )
 
 
 def unscored(rows: Sequence[ResponseRow], out: ResultsFile | None) -> list[int]:
