@@ -20,6 +20,13 @@ as one line, exit code 2.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
 
 class ExecrlError(Exception):
     """Root of every error execrl raises on purpose."""
@@ -57,3 +64,71 @@ class ExecutionError(ExecrlError):
 
 class ConsensusError(ExecrlError):
     """Correct reference solutions disagree, so no expected output can be trusted."""
+
+
+# -- pydantic's validation errors as one line ----------------------------------------------------
+MAX_ISSUES_SHOWN = 5
+"""The most validation issues one message lists (the rest are counted)."""
+
+_GOT_WIDTH = 60
+"""The longest offending value shown, in characters of its repr (longer ones are cut)."""
+
+
+@dataclass(frozen=True)
+class ValidationIssue:
+    """One thing pydantic found wrong: where, what, and the value it got."""
+
+    loc: tuple[str | int, ...]
+    """The path to the offending field, as pydantic gives it (empty: the whole value)."""
+    where: str
+    """``loc`` as a person reads it (``tests[small/a].output``); empty for the whole value."""
+    message: str
+    """Pydantic's message, without its ``Value error, `` prefix."""
+    got: Any
+    """The offending input."""
+    type: str
+    """Pydantic's error type (``greater_than``, ``missing``, ...)."""
+
+    def __str__(self) -> str:
+        """``where: message (got value)``; the value is left out when the message already
+        shows it or it is a mapping, a list or None."""
+        shown = ""
+        if "got" not in self.message and not isinstance(self.got, dict | list | None):
+            text = repr(self.got)
+            shown = f" (got {text if len(text) <= _GOT_WIDTH else text[:_GOT_WIDTH] + '…'})"
+        return f"{self.where}: {self.message}{shown}" if self.where else f"{self.message}{shown}"
+
+
+def validation_issues(
+    exc: ValidationError, *, locate: Callable[[tuple[str | int, ...]], str] | None = None
+) -> list[ValidationIssue]:
+    """What a pydantic ValidationError found, one issue per error, in pydantic's order.
+    ``locate`` turns a location into the words shown (default: its parts joined by dots)."""
+    locate = locate or _dotted
+    return [
+        ValidationIssue(
+            loc=tuple(err["loc"]),
+            where=locate(tuple(err["loc"])),
+            message=str(err["msg"]).removeprefix("Value error, "),
+            got=err.get("input"),
+            type=str(err["type"]),
+        )
+        for err in exc.errors()
+    ]
+
+
+def describe_validation_error(
+    exc: ValidationError, *, locate: Callable[[tuple[str | int, ...]], str] | None = None
+) -> str:
+    """A pydantic ValidationError as one line: ``field.path: message (got value)`` for each
+    issue (at most ``MAX_ISSUES_SHOWN``, then how many more), joined by ``; ``. The one place
+    library code turns a validation error into words; the caller adds what was validated
+    (``{path}, row 3: …``)."""
+    issues = validation_issues(exc, locate=locate)
+    shown = "; ".join(map(str, issues[:MAX_ISSUES_SHOWN]))
+    more = len(issues) - MAX_ISSUES_SHOWN
+    return f"{shown}; and {more} more" if more > 0 else shown
+
+
+def _dotted(loc: tuple[str | int, ...]) -> str:
+    return ".".join(map(str, loc))

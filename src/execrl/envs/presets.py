@@ -29,7 +29,7 @@ from execrl.envs.operators import (
     RelativeFilter,
     RelativeLimit,
 )
-from execrl.errors import ConfigError, UsageError
+from execrl.errors import ConfigError, UsageError, describe_validation_error, validation_issues
 
 
 def _with_cap(name: str, cap_s: float | None) -> str:
@@ -314,21 +314,21 @@ _MODELS: dict[str, type[BaseModel]] = {
 
 def _parameter_error(exc: ValidationError, params: list[str]) -> str:
     """The first validation error in the user's words: ``p must be in [0, 1]``."""
-    first = exc.errors()[0]
-    field = str(first["loc"][-1]) if first["loc"] else "value"
+    first = validation_issues(exc)[0]
+    field = str(first.loc[-1]) if first.loc else "value"
     param = field
     if field not in params:
         alias = "agg" if field == "aggregate" else _PARAMETER_OF.get(field, field)
         param = alias if alias in params else field
     interval = _interval(_MODELS.get(exc.title), field)
-    if interval and first["type"] in (
+    if interval and first.type in (
         "greater_than",
         "greater_than_equal",
         "less_than",
         "less_than_equal",
     ):
         return f"{param} must be {interval}"
-    message = str(first["msg"]).removeprefix("Value error, ")
+    message = first.message
     if message.startswith("Input should be"):
         return f"{param} must be{message.removeprefix('Input should be')}"
     return f"{param}: {message}"
@@ -381,7 +381,7 @@ def environment(spec: str | Mapping | Path | EnvironmentConfig | Environment) ->
         try:
             return Environment(EnvironmentConfig.model_validate(spec))
         except ValidationError as exc:
-            raise ConfigError(f"environment config: {_first_error(exc)}") from None
+            raise ConfigError(f"environment config: {describe_validation_error(exc)}") from None
     raise ConfigError(
         f"cannot build an environment from {type(spec).__name__} {spec!r}: give a preset such "
         "as 'qp(p=0.3)', a mapping or a YAML file"
@@ -408,11 +408,6 @@ def _environment_file(path: Path) -> Environment:
         return environment(value)
     except ConfigError as exc:
         raise ConfigError(f"{path}: env: {exc}") from None
-
-
-def _first_error(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    return f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
 
 
 def load_yaml(path: Path) -> dict:

@@ -42,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from execrl.envs.environment import check_counted
 from execrl.envs.metrics import HIGHER_IS_BETTER, RANKING_METRICS, badness
-from execrl.errors import DataError, ExecrlError, LoaderError
+from execrl.errors import DataError, ExecrlError, LoaderError, describe_validation_error
 from execrl.problems.models import Problem, ReferenceLabel
 from execrl.report import pyplot
 from execrl.results import read_rows
@@ -161,11 +161,10 @@ def read_records(path: str | Path) -> list[ExecutionRecord]:
         try:
             records.append(ExecutionRecord.model_validate(row.get("record", row)))
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "row"
             raise LoaderError(
-                f"{path}, row {number}: not an execution record ({where}: {first['msg']}); "
-                "pass a file written by `execrl score` or save_records"
+                f"{path}, row {number}: not an execution record "
+                f"({describe_validation_error(exc)}); pass a file written by `execrl score` or "
+                "save_records"
             ) from None
     return records
 

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from execrl.errors import DataError, ExecrlError, UsageError
+from execrl.errors import DataError, ExecrlError, UsageError, describe_validation_error
 from execrl.problems.io import BUNDLED, load_problem, load_problems, select_problems
 from execrl.problems.models import Problem, TestGroup
 from execrl.results import read_rows
@@ -202,7 +202,7 @@ class EvalFolder:
             return EvalManifest.model_validate_json(text)
         except ValidationError as exc:
             raise DataError(
-                f"{self.manifest_path}: not a valid {EVAL_FILE} ({_first_error(exc)})"
+                f"{self.manifest_path}: not a valid {EVAL_FILE} ({describe_validation_error(exc)})"
             ) from None
 
     def write_manifest(self, manifest: EvalManifest) -> None:
@@ -443,14 +443,8 @@ def _models(model: type[BaseModel], path: Path, rows: list[dict[str, Any]]) -> l
         try:
             out.append(model.model_validate(row))
         except ValidationError as exc:
-            raise DataError(f"{path}, row {number}: {_first_error(exc)}") from None
+            raise DataError(f"{path}, row {number}: {describe_validation_error(exc)}") from None
     return out
-
-
-def _first_error(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "value"
-    return f"{where}: {first['msg']}"
 
 
 def _rewrite_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:

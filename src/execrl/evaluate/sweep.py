@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from execrl.envs.operators import AbsoluteLimit
-from execrl.errors import ExecrlError, UsageError
+from execrl.errors import ExecrlError, UsageError, validation_issues
 from execrl.evaluate.metrics import EvalMetrics, evaluate
 from execrl.evaluate.replay import EvalData, ReplaySettings, replay
 
@@ -50,7 +50,7 @@ def settings_at(base: ReplaySettings, axis: str, value: float) -> ReplaySettings
     try:
         return ReplaySettings.model_validate({**base.model_dump(), axis: value})
     except ValidationError as exc:
-        message = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+        message = validation_issues(exc)[0].message
         raise UsageError(f"{axis}={value:g} is not a valid setting ({message})") from None
 
 

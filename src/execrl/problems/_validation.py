@@ -2,35 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
 
-from execrl.errors import ProblemFormatError
+from execrl.errors import ProblemFormatError, describe_validation_error
 from execrl.problems.models import Problem
 
 _NAMED_LISTS = {"tests": "id", "references": "name"}
 """List fields whose entries are shown by their own name (``tests[small-3]``), not index."""
 
 
-def describe_validation_error(exc: ValidationError, data: Any = None) -> str:
-    """``field.path: message (got value)`` for each problem pydantic found, joined by ``; ``.
-    With the validated ``data``, entries of ``tests`` and ``references`` are named by their
-    id / name rather than their position."""
-    parts = []
-    for err in exc.errors():
-        loc = _location(err["loc"], data) or "<root>"
-        message = str(err["msg"]).removeprefix("Value error, ")
-        got = err.get("input")
-        shown = ""
-        if "got" not in message and not isinstance(got, dict | list) and got is not None:
-            text = repr(got)
-            shown = f" (got {text if len(text) <= 60 else text[:60] + '…'})"
-        parts.append(f"{loc}: {message}{shown}")
-    return "; ".join(parts)
+def problem_locator(data: Any) -> Callable[[tuple[str | int, ...]], str]:
+    """Locations in the problem ``data`` as a person reads them: entries of ``tests`` and
+    ``references`` named by their id / name (``tests[small/a].output``), not their index."""
+    return lambda loc: _location(loc, data)
 
 
-def _location(loc: tuple[Any, ...], data: Any) -> str:
+def _location(loc: tuple[str | int, ...], data: Any) -> str:
     parts = [str(p) for p in loc]
     if len(loc) >= 2 and isinstance(data, dict) and loc[0] in _NAMED_LISTS:
         entries = data.get(loc[0])
@@ -56,4 +46,5 @@ def parse_problem(data: Any, *, where: str) -> Problem:
     try:
         return Problem.model_validate(data)
     except ValidationError as exc:
-        raise ProblemFormatError(f"{where}: {describe_validation_error(exc, data)}") from exc
+        message = describe_validation_error(exc, locate=problem_locator(data))
+        raise ProblemFormatError(f"{where}: {message}") from exc

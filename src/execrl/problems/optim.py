@@ -40,9 +40,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from execrl.errors import LoaderError, ProblemFormatError
+from execrl.errors import LoaderError, ProblemFormatError, describe_validation_error
 from execrl.problems._files import read_text, read_yaml
-from execrl.problems._validation import describe_validation_error
 
 BUNDLED = "bundled"
 Status = Literal["infeasible", "unbounded"]

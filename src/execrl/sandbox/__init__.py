@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
-from execrl.errors import UsageError
+from execrl.errors import UsageError, describe_validation_error
 from execrl.sandbox.compare import outputs_match, values_match
 from execrl.sandbox.forkserver import SandboxCrashed, SandboxUnavailable
 from execrl.sandbox.isolation import SandboxConfig, probe
@@ -50,17 +50,9 @@ def run(program: str, tests: list, limits: Limits | None = None, **options) -> E
             options=ExecutionOptions(**options),
         )
     except ValidationError as exc:
-        raise UsageError(f"execrl.run: {_first_error(exc)}") from None
+        raise UsageError(f"execrl.run: {describe_validation_error(exc)}") from None
     with LocalExecutor(workers=1) as executor:
         return executor.execute(request)
-
-
-def _first_error(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "value"
-    got = first.get("input")
-    shown = "" if isinstance(got, dict | list) else f" (got {str(got)[:80]!r})"
-    return f"{where}: {str(first['msg']).removeprefix('Value error, ')}{shown}"
 
 
 __all__ = [

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
-from execrl.errors import DataError, UsageError
+from execrl.errors import DataError, UsageError, describe_validation_error
 from execrl.problems.models import Problem, TestCase, TestGroup
 from execrl.sandbox.limits import TIMING_UNITS, ExecutionOptions, TimingMetric, is_counted
 from execrl.sandbox.protocol import ExecutionRequest
@@ -52,11 +52,9 @@ def problem_request(
             problem, program, tests=tests, options=options, program_name=name
         )
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"])
         raise DataError(
-            f"{problem.id}: its limits cannot be used ({field}: {first['msg']}, got "
-            f"{first.get('input')!r}); fix the problem's time_limit_s / memory_limit_mb"
+            f"{problem.id}: its limits cannot be used ({describe_validation_error(exc)}); fix "
+            "the problem's time_limit_s / memory_limit_mb"
         ) from None
 
 

@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from execrl.errors import DataError, LoaderError, OutputError
+from execrl.errors import DataError, LoaderError, OutputError, describe_validation_error
 from execrl.results import read_rows
 from execrl.sandbox.limits import Limits
 
@@ -218,10 +218,8 @@ def _record(path: Path, number: int, row: dict) -> ExecutionRecord:
     try:
         return ExecutionRecord.model_validate(row)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "row"
         raise DataError(
-            f"{path}, row {number}: not an execution record ({where}: {first['msg']})"
+            f"{path}, row {number}: not an execution record ({describe_validation_error(exc)})"
         ) from None
 
 

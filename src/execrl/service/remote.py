@@ -44,7 +44,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from execrl.errors import ConfigError, ExecutionError, UsageError
+from pydantic import ValidationError
+
+from execrl.errors import ConfigError, ExecutionError, UsageError, describe_validation_error
 from execrl.sandbox.batch import progress_bar
 from execrl.sandbox.limits import Limits
 from execrl.sandbox.protocol import ExecutionRequest, Executor
@@ -755,7 +757,10 @@ async def _check_status(server: _Server, response: httpx.Response) -> None:
 def _decode(server: _Server, line: str, count: int) -> Any:
     try:
         item = decode_line(line)
-    except ValueError as exc:  # pydantic's ValidationError is one
+    except ValidationError as exc:  # (a ValueError too: caught first, for its one line)
+        reason = describe_validation_error(exc)
+        raise _ServerFailed(f"{server.url}: unreadable stream line ({reason})") from exc
+    except ValueError as exc:  # not JSON
         raise _ServerFailed(f"{server.url}: unreadable stream line ({exc})") from exc
     if not isinstance(item, DoneLine) and item.index >= count:
         raise _ServerFailed(f"{server.url}: a record for index {item.index} of {count}")

@@ -38,7 +38,7 @@ from typing import Any, Literal, NamedTuple
 from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from execrl.errors import LoaderError, UsageError
+from execrl.errors import LoaderError, UsageError, describe_validation_error
 from execrl.problems._rows import decode_json_field
 from execrl.problems.mbpp import mbpp_entry_point
 from execrl.problems.models import AssertTest, Checker, StdioTest, TestCase
@@ -407,9 +407,7 @@ def submission(body: SubmitRequest) -> Submission:
             stdin_as_function=tests.stdin_as_function,
         )
     except ValidationError as exc:  # e.g. a setup code that is not a string
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        message = f"the row does not make a valid request ({where}: {first['msg']})"
+        message = f"the row does not make a valid request ({describe_validation_error(exc)})"
         raise SubmitError(422, message) from None
     return Submission(request, tests, code, extracted_type)
 

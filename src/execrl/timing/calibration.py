@@ -46,7 +46,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from execrl.errors import DataError, ExecrlError
+from execrl.errors import DataError, ExecrlError, describe_validation_error
 from execrl.sandbox.counting import seconds_as
 from execrl.sandbox.limits import TIMING_UNITS, TimingMetric, is_counted
 from execrl.sandbox.records import Status
@@ -532,8 +532,10 @@ def _read_json(path: Path, model: type[BaseModel], what: str, hint: str):
         )
     try:
         return model.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValidationError) as exc:
-        raise ExecrlError(f"{path}: not a {what} ({str(exc).splitlines()[0]})") from None
+    except OSError as exc:
+        raise ExecrlError(f"{path}: not a {what} ({exc})") from None
+    except ValidationError as exc:
+        raise ExecrlError(f"{path}: not a {what} ({describe_validation_error(exc)})") from None
 
 
 def rate_path(store: DurationStore, name: str) -> Path:

@@ -34,9 +34,9 @@ import time
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
-from execrl.errors import ExecrlError
+from execrl.errors import ExecrlError, describe_validation_error
 from execrl.problems.models import Problem
 from execrl.sandbox.counting import require_valgrind
 from execrl.sandbox.limits import TimingMetric, is_counted
@@ -252,9 +252,9 @@ def load_contention(path) -> ContentionReport:
             return ContentionReport.model_validate_json(f.read())
     except OSError as exc:
         raise ExecrlError(f"{path}: cannot read the contention report ({exc})") from None
-    except ValueError as exc:
+    except ValidationError as exc:  # (also for text that is not JSON)
         raise ExecrlError(
-            f"{path}: not a contention report ({str(exc).splitlines()[0]}); write one with "
+            f"{path}: not a contention report ({describe_validation_error(exc)}); write one with "
             "`execrl timing contention --out FILE.json`"
         ) from None
 

@@ -29,7 +29,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from execrl.errors import DataError, ExecrlError, UsageError
+from execrl.errors import DataError, ExecrlError, UsageError, describe_validation_error
 from execrl.problems.models import Problem, ReferenceLabel
 from execrl.results import ResultsFile, read_rows
 from execrl.sandbox.counting import require_valgrind, seconds_as
@@ -485,8 +485,10 @@ def load_campaign(path: str | Path) -> Campaign:
     try:
         info = CampaignInfo.model_validate_json(lines[0])
         measurements = [Measurement.model_validate_json(line) for line in lines[1:]]
-    except (ValidationError, json.JSONDecodeError) as exc:
-        raise DataError(f"{path}: not a campaign file ({str(exc).splitlines()[0]})") from None
+    except ValidationError as exc:
+        raise DataError(f"{path}: not a campaign file ({describe_validation_error(exc)})") from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}: not a campaign file ({exc})") from None
     return Campaign(info=info, measurements=measurements)
 
 

@@ -30,8 +30,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from execrl.errors import ConfigError, UsageError
-from execrl.problems._validation import describe_validation_error
+from execrl.errors import ConfigError, UsageError, describe_validation_error
 from execrl.problems.optim import STATUSES, Answer, parse_answer
 from execrl.rewards.solver.answers import ANSWER_CONVENTIONS, DEFAULT_CONVENTION
 from execrl.rewards.solver.execution import (
