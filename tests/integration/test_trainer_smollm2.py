@@ -206,6 +206,36 @@ def test_resume_continues_exactly_where_the_run_stopped(tmp_path, torch):
     assert lines("split") == lines("straight")
 
 
+def test_a_step_from_a_restored_checkpoint_is_the_step_of_the_original(tmp_path, torch):
+    """The state as data on the real model: step 2 taken by a new trainer from step 1's
+    checkpoint samples, scores and trains exactly what the original's step 2 did."""
+    from execrl.rl.train import Trainer
+
+    overrides = ["steps=2", "group_size=2", "prompts_per_step=1", "optim.lr=1e-4"]
+    with Trainer(_config(*overrides), tmp_path / "original", progress=False) as trainer:
+        trainer.step()
+        folder = trainer.save_checkpoint()
+        trainer.step()
+        original = trainer.state
+        weights = {n: p.detach().clone() for n, p in original.model.named_parameters()}
+    with Trainer(_config(*overrides), tmp_path / "restored", progress=False) as trainer:
+        trainer.load_checkpoint(folder)
+        assert trainer.state.step == 1 and trainer.state.history == original.history[:1]
+        trainer.step()
+        again = trainer.state
+        for name, value in again.model.named_parameters():
+            torch.testing.assert_close(value, weights[name], rtol=0, atol=1e-6, msg=name)
+    times = ("rollout_s", "update_s")
+    rows = [{k: v for k, v in s.history[-1].items() if k not in times} for s in (original, again)]
+    assert rows[0] == rows[1] and again.prompts.state_dict() == original.prompts.state_dict()
+    step_2 = lambda run: [  # noqa: E731
+        line
+        for line in (tmp_path / run / "rollouts.jsonl").read_text().splitlines()
+        if json.loads(line)["step"] == 2
+    ]
+    assert step_2("restored") == step_2("original") and step_2("original")
+
+
 def test_resume_with_pass_rate_selection_dynamic_sampling_and_lora_is_exact(tmp_path, torch):
     """The demo's settings: the selector's state and the draw count come back from the
     checkpoint, so the resumed run draws, samples and trains what the straight one did."""
