@@ -40,7 +40,7 @@ from execrl.rl.config import DEFAULT_PRESET, TrainConfig, load_config
 from execrl.rl.evaluation import heldout_pass_at_1
 from execrl.rl.generation import train_stack
 from execrl.rl.policy import load_policy, threads
-from execrl.rl.prompts import SELECTORS, PromptSelector, load_split
+from execrl.rl.prompts import SELECTORS, load_split
 from execrl.rl.rollout_worker import AsyncRollouts
 from execrl.rl.rollouts import ROLLOUTS, GroupDraw, RolloutSource, Sampler, ScoredGroup, fill_batch
 from execrl.rl.runs import write_run_config
@@ -351,6 +351,10 @@ class Trainer:
         except BaseException:
             self.close()
             raise
+        # Names earlier versions had, for their callers: parts fixed for the run (the
+        # selector too: a resume loads it in place).
+        self.learner, self.scorer = self.run.learner, self.run.scorer
+        self.worker_scorer, self.stream = self.run.worker_scorer, self.state.prompts.selector
 
     def train(self) -> Path:
         """Train up to ``config.steps`` (from where a resumed run stands); returns the folder."""
@@ -374,38 +378,10 @@ class Trainer:
         """The state a checkpoint saved (default: the run's latest)."""
         self.state = resumed(self.run, self.state, None if folder is None else Path(folder))
 
-    # What earlier versions kept as attributes, now read from the run and the state.
-    @property
-    def config(self) -> TrainConfig:
-        return self.run.config
-
-    @property
-    def out(self) -> Path:
-        return self.run.out
-
-    @property
-    def learner(self) -> Any:
-        return self.run.learner
-
-    @property
-    def scorer(self) -> ProgramScorer:
-        return self.run.scorer
-
-    @property
-    def worker_scorer(self) -> ProgramScorer:
-        return self.run.worker_scorer
-
-    @property
-    def stream(self) -> PromptSelector:
-        return self.state.prompts.selector
-
     @property
     def history(self) -> list[dict[str, Any]]:
+        """The state's metrics rows (a name earlier versions had)."""
         return self.state.history
-
-    @property
-    def evaluations(self) -> dict[str, dict[str, Any]]:
-        return self.state.evaluations
 
     def close(self) -> None:
         for executor in self._owned:
