@@ -12,6 +12,10 @@ Every error a user can cause or act on derives from one root::
     ├── ExecutionError          the runner itself failed (not the program under test)
     └── ConsensusError          reference solutions disagree on a generated test
 
+Other modules derive their own from these (docs/errors.md draws the whole tree); every
+exception class of execrl is under ``ExecrlError`` except in the standard-library-only
+in-sandbox package, ``execrl.sandbox.zygote`` (tests/unit/test_error_tree.py).
+
 Messages say what happened, the offending value, and what to do. Library code states the
 file, field and value (never a CLI flag name); the CLI (:mod:`execrl.cli.main`) prints any of
 these, and the OSError, UnicodeDecodeError, pydantic and YAML errors that escape library code,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+from execrl.errors import ExecrlError
 from execrl.sandbox.compare import SortedDict, SortedSet, _canonical_match, canonical, order_key
 from execrl.sandbox.zygote.codec import encoded_table
 
@@ -32,7 +33,7 @@ MAX_KEY_ELEMENTS = 1 << 22
 _CONTAINERS = ("list", "tuple", "set", "frozenset", "dict")
 
 
-class ValueRejected(ValueError):
+class ValueRejected(ExecrlError, ValueError):
     """The returned value is over a limit, or contains itself: it cannot equal an expected
     value (the message says which)."""
 

@@ -25,6 +25,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from execrl.errors import ExecutionError
 from execrl.problems.models import Checker, StdioTest
 from execrl.sandbox.forkserver import ForkServer, RawRun, SandboxCrashed
 from execrl.sandbox.limits import Limits
@@ -98,7 +99,7 @@ os._exit(_status)
 """
 
 
-class ValidatorBuildError(Exception):
+class ValidatorBuildError(ExecutionError):
     """A compiled validator could not be built on the host (reported as inconclusive)."""
 
 

@@ -20,6 +20,7 @@ from fastapi import FastAPI, Header, HTTPException, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 
 from execrl import __version__
+from execrl.errors import ExecrlError
 from execrl.sandbox import counting
 from execrl.sandbox.limits import COUNTED_TIMINGS
 from execrl.sandbox.machine import MachineFingerprint
@@ -249,6 +250,6 @@ class _BodyLimit:
         )
 
 
-class _TooLarge(HTTPException):
+class _TooLarge(HTTPException, ExecrlError):
     """A chunked body passed the size limit while it was read (an HTTPException, so FastAPI's
     body reading passes it on as the 413 it is)."""

@@ -46,7 +46,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from execrl.errors import ConfigError, ExecutionError, UsageError, describe_validation_error
+from execrl.errors import (
+    ConfigError,
+    ExecrlError,
+    ExecutionError,
+    UsageError,
+    describe_validation_error,
+)
 from execrl.sandbox.batch import progress_bar
 from execrl.sandbox.limits import Limits
 from execrl.sandbox.protocol import ExecutionRequest, Executor
@@ -113,11 +119,11 @@ def normalise_urls(urls: str | Sequence[str]) -> list[str]:
 
 
 # -- what goes wrong on one attempt ----------------------------------------------------------
-class _ServerFailed(Exception):
+class _ServerFailed(ExecutionError):
     """The server did not answer (connection, timeout, 5xx, a cut stream): try elsewhere."""
 
 
-class _Throttled(Exception):
+class _Throttled(ExecrlError):
     """429: the server's queue is full; wait ``retry_after`` and send again."""
 
     def __init__(self, message: str, retry_after: float) -> None:
@@ -125,7 +131,7 @@ class _Throttled(Exception):
         self.retry_after = retry_after
 
 
-class _Rejected(Exception):
+class _Rejected(ExecrlError):
     """A 4xx other than 429: no server will take this body; give up at once."""
 
 

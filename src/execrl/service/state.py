@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from execrl.errors import UsageError
+from execrl.errors import ExecrlError, UsageError
 from execrl.sandbox.limits import Limits
 from execrl.sandbox.protocol import Captured, ExecutionRequest, Executor
 from execrl.sandbox.records import (
@@ -53,7 +53,7 @@ def default_queue_limit(workers: int) -> int:
     return max(MIN_QUEUE_LIMIT, QUEUE_PER_WORKER * workers)
 
 
-class QueueFull(Exception):
+class QueueFull(ExecrlError):
     """The batch does not fit in the queue now; retry after ``retry_after_s``."""
 
     def __init__(self, requested: int, free: int, retry_after_s: int) -> None:
@@ -71,7 +71,7 @@ class IdempotencyConflict(UsageError):
     """The same ``Idempotency-Key`` was sent with a different body."""
 
 
-class Draining(Exception):
+class Draining(ExecrlError):
     """The server is shutting down and takes no new work."""
 
 
