@@ -24,6 +24,8 @@ as one line, exit code 2.
 
 from __future__ import annotations
 
+import importlib
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -136,3 +138,25 @@ def describe_validation_error(
 
 def _dotted(loc: tuple[str | int, ...]) -> str:
     return ".".join(map(str, loc))
+
+
+# -- names kept for one release ------------------------------------------------------------------
+def deprecated_names(module: str, renamed: dict[str, tuple[str, str]]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` serving old public names for one release, with a
+    DeprecationWarning: ``renamed`` maps each old name to ``(module, new name)``. Use as
+    ``__getattr__ = deprecated_names(__name__, {"Policy": ("execrl.sandbox.protocol",
+    "ChatPolicy")})``."""
+
+    def __getattr__(name: str) -> Any:
+        if name not in renamed:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        home, new = renamed[name]
+        warnings.warn(
+            f"{module}.{name} is deprecated: use {home}.{new} (the old name goes away in the "
+            "next release)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(importlib.import_module(home), new)
+
+    return __getattr__

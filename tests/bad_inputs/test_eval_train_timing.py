@@ -16,7 +16,7 @@ from typing import ClassVar
 import pytest
 
 from execrl.cli.main import main
-from execrl.evaluate import EvalFolder, ModelInfo, run_campaign, samples_from_programs
+from execrl.evaluate import EvalFolder, ModelInfo, run_eval_campaign, samples_from_programs
 from execrl.evaluate.folder import MANIFEST_FILE, RECORDS_FILE
 from execrl.problems.bundled import bundled_dir
 from execrl.problems.io import BUNDLED, load_problem
@@ -96,7 +96,7 @@ def sampled_folder(path: Path, n: int = 2, models: tuple[str, ...] = ("a",)) -> 
 def executed(tmp_path: Path, fake_executor) -> Path:
     """An evaluation folder with 2 samples of one model per problem, executed."""
     path = sampled_folder(tmp_path / "ev")
-    run_campaign(EvalFolder(path), FakeExecutor(), progress=False)
+    run_eval_campaign(EvalFolder(path), FakeExecutor(), progress=False)
     return path
 
 

@@ -24,7 +24,7 @@ from execrl.evaluate import (
     evaluate,
     load_eval,
     replay,
-    run_campaign,
+    run_eval_campaign,
     samples_from_programs,
     write_report,
 )
@@ -60,7 +60,7 @@ def campaign_dir(built_sum_problem_dir: Path, executor, tmp_path_factory) -> Pat
         samples = samples_from_programs(label, {"sum-list": programs})
         info = ModelInfo(label=label, kind="programs", n=len(programs))
         folder.add_samples(info, samples, problems, source=str(built_sum_problem_dir))
-    run_campaign(folder, executor, seed=SEED, progress=False)
+    run_eval_campaign(folder, executor, seed=SEED, progress=False)
     return out
 
 

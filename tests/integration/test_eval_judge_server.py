@@ -21,7 +21,7 @@ import pytest
 
 from execrl.cli.eval_judge import register_judge
 from execrl.errors import UsageError
-from execrl.evaluate import EvalFolder, ModelInfo, run_campaign, samples_from_programs
+from execrl.evaluate import EvalFolder, ModelInfo, run_eval_campaign, samples_from_programs
 from execrl.evaluate.judge import REFERENCES
 from execrl.evaluate.judge_run import CALLS_FILE, METRICS_FILE, load_pairs
 from execrl.integrations.openai import EndpointError
@@ -62,7 +62,7 @@ def evaluated(tmp_path_factory, executor) -> Path:
             problems,
             source="bundled",
         )
-    run_campaign(folder, executor, seed=0, max_optimization_tests=1, progress=False)
+    run_eval_campaign(folder, executor, seed=0, max_optimization_tests=1, progress=False)
     return folder.path
 
 

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal
 
 from execrl.errors import ProblemFormatError
 from execrl.extract import extract_code
@@ -27,7 +27,7 @@ from execrl.problems.models import GeneratorMode, Problem, StdioTest, TestGroup
 from execrl.sandbox.batch import parallel_map
 from execrl.sandbox.forkserver import SandboxCrashed
 from execrl.sandbox.limits import Limits
-from execrl.sandbox.protocol import Conversation, Executor
+from execrl.sandbox.protocol import CompletionSampler, Conversation, Executor
 from execrl.sandbox.records import Status, TestResult
 
 SEEDS_PER_MODE = 5
@@ -69,14 +69,6 @@ class GeneratedInput:
     def call(self) -> str:
         """The call as reasons name it: ``large 3``."""
         return f"{self.mode.value} {self.seed}"
-
-
-class Sampler(Protocol):
-    """Anything with ``sample(conversation, n) -> n completions``: structurally the same as
-    ``execrl.evaluate.sampling.Sampler`` (``datagen`` may not import ``evaluate``; see
-    docs/architecture.md), so ``open_sampler``'s samplers fit."""
-
-    def sample(self, conversation: Conversation, n: int) -> list[str]: ...
 
 
 # -- the schedule --------------------------------------------------------------------------
@@ -172,7 +164,9 @@ def _example_input(problem: Problem) -> str | None:
     return text if text.endswith("\n") else text + "\n"
 
 
-def model_generators(problem: Problem, sampler: Sampler, n: int) -> list[GeneratorProgram]:
+def model_generators(
+    problem: Problem, sampler: CompletionSampler, n: int
+) -> list[GeneratorProgram]:
     """``n`` generators written by a model: ``n`` samples of ``generator_prompt(problem)``,
     the code of each extracted. A sample gives no code when what is extracted is blank or
     does not parse as Python (prose without a code block); it is dropped, so the result may be

@@ -4,14 +4,15 @@ unbiased pass@k, the strict p_τ pass@k, win rates against a baseline, bootstrap
 over problems, per-difficulty breakdowns and the degenerate-group ratio of a reward.
 
 The path: :func:`sample_model` (a model spec opened by :func:`open_sampler`, or completions
-read by :func:`read_completions`) → :func:`run_campaign` → :func:`write_report` (every metric
+read by :func:`read_completions`) → :func:`run_eval_campaign` → :func:`write_report` (every metric
 under any :class:`ReplaySettings`, as metrics.json and an HTML page). Below it:
 :func:`sample_problems` → :meth:`EvalFolder.add_samples`, :func:`load_eval` → :func:`replay` →
 :func:`evaluate` / :func:`by_difficulty` / :func:`sweep`. See docs/evaluation.md.
 """
 
+from execrl.errors import deprecated_names
 from execrl.evaluate.bootstrap import Estimate, bootstrap_ci, bootstrap_indices
-from execrl.evaluate.campaign import campaign_requests, run_campaign
+from execrl.evaluate.campaign import campaign_requests, run_eval_campaign
 from execrl.evaluate.completions import Completion, read_completions
 from execrl.evaluate.folder import EvalFolder, ManifestEntry, ModelInfo, Sample
 from execrl.evaluate.judge import PairSelection, select_pairs
@@ -41,7 +42,6 @@ from execrl.evaluate.sample_model import ProblemChoice, SampledModel, sample_mod
 from execrl.evaluate.samplers import SamplingSettings, local_policy, open_sampler
 from execrl.evaluate.sampling import (
     PolicySampler,
-    Sampler,
     sample_problems,
     samples_from_jsonl,
     samples_from_programs,
@@ -57,12 +57,22 @@ from execrl.evaluate.sweep import (
 )
 from execrl.evaluate.winrate import WinCount, compare, pick_duration, problem_verdicts
 from execrl.evaluate.write_report import EvalReport, MetricOptions, write_report
+from execrl.sandbox.protocol import CompletionSampler
+
+__getattr__ = deprecated_names(
+    __name__,
+    {
+        "Sampler": ("execrl.sandbox.protocol", "CompletionSampler"),
+        "run_campaign": ("execrl.evaluate.campaign", "run_eval_campaign"),
+    },
+)
 
 __all__ = [
     "AXES",
     "DEFAULT_KS",
     "DEFAULT_TAUS",
     "Completion",
+    "CompletionSampler",
     "Estimate",
     "EvalData",
     "EvalFolder",
@@ -80,7 +90,6 @@ __all__ = [
     "Sample",
     "SampleScore",
     "SampledModel",
-    "Sampler",
     "SamplingSettings",
     "SweepPoint",
     "WinCount",
@@ -109,7 +118,7 @@ __all__ = [
     "read_completions",
     "reference_pool",
     "replay",
-    "run_campaign",
+    "run_eval_campaign",
     "sample_model",
     "sample_problems",
     "samples_from_jsonl",

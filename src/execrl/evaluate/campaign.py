@@ -16,7 +16,7 @@ import random
 import time
 from datetime import UTC, datetime
 
-from execrl.errors import ExecrlError, UsageError
+from execrl.errors import ExecrlError, UsageError, deprecated_names
 from execrl.evaluate.folder import (
     MANIFEST_FILE,
     RECORDS_FILE,
@@ -91,7 +91,7 @@ def campaign_requests(
     return out
 
 
-def run_campaign(
+def run_eval_campaign(
     folder: EvalFolder,
     executor: Executor,
     *,
@@ -196,3 +196,6 @@ def _check_resume(folder: EvalFolder, settings: dict) -> float:
             "resume it with the same settings"
         )
     return float(partial.get("wall_s") or 0.0)
+
+
+__getattr__ = deprecated_names(__name__, {"run_campaign": (__name__, "run_eval_campaign")})

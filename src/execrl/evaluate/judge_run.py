@@ -41,10 +41,10 @@ from execrl.evaluate.judge_parse import parse_judgement
 from execrl.evaluate.judge_report import write_judge_report
 from execrl.evaluate.replay import load_eval
 from execrl.evaluate.samplers import SamplingSettings, is_completions_file, open_sampler
-from execrl.evaluate.sampling import Sampler
 from execrl.integrations.openai import OpenAIChatClient
 from execrl.results import ResultsFile
 from execrl.sandbox.batch import progress_bar
+from execrl.sandbox.protocol import CompletionSampler
 
 CALLS_FILE = "judge.jsonl"
 METRICS_FILE = "judge.json"
@@ -98,7 +98,7 @@ def open_judge(
     *,
     model_name: str | None = None,
     api_key: str | None = None,
-) -> tuple[Sampler, str]:
+) -> tuple[CompletionSampler, str]:
     """The judge's sampler and a description of it (``local``, a model folder or an
     OpenAI-compatible URL, through :func:`open_sampler`). An endpoint is asked for its models
     first, so an unreachable one fails before any work."""
@@ -155,7 +155,7 @@ def call_row(
 
 def run_calls(
     selection: PairSelection,
-    sampler: Sampler,
+    sampler: CompletionSampler,
     out_file: Path,
     *,
     judge: str,
@@ -214,7 +214,7 @@ def _call(row: Mapping[str, Any]) -> JudgeCall:
 
 def judge_pairs(
     selection: PairSelection,
-    sampler: Sampler,
+    sampler: CompletionSampler,
     out: str | Path,
     *,
     judge: str,

@@ -4,7 +4,7 @@ A spec is one of: ``local`` (the bundled SmolLM2-135M), a transformers model fol
 OpenAI-compatible base URL (``http://host:port/v1``), or a ``.jsonl[.gz]`` file of completions
 sampled elsewhere (no sampler: its rows are the samples, :func:`samples_from_jsonl`). This is
 an edge, like :func:`execrl.service.open_executor`: the spec is resolved here, once, and the
-rest of evaluation sees only a :class:`Sampler`.
+rest of evaluation sees only a :class:`~execrl.sandbox.protocol.CompletionSampler`.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from pathlib import Path
 from execrl.errors import ExecrlError
 from execrl.evaluate.completions import COMPLETION_FILES
 from execrl.evaluate.folder import ModelInfo
-from execrl.evaluate.sampling import PolicySampler, Sampler
+from execrl.evaluate.sampling import PolicySampler
 from execrl.integrations.openai import OpenAIChatClient
-from execrl.sandbox.protocol import Policy
+from execrl.sandbox.protocol import ChatPolicy, CompletionSampler
 
 LOCAL = "local"
 """The spec of the bundled SmolLM2-135M."""
@@ -81,7 +81,7 @@ def open_sampler(
     label: str | None = None,
     model_name: str | None = None,
     api_key: str | None = None,
-) -> tuple[Sampler | None, ModelInfo]:
+) -> tuple[CompletionSampler | None, ModelInfo]:
     """The sampler for ``spec`` and its :class:`ModelInfo` (``n`` samples per problem; the
     label defaults to one derived from the spec). An endpoint without ``model_name`` must
     list exactly one model (asking it also checks that it answers); a completions file gives
@@ -118,7 +118,7 @@ def _endpoint(
     label: str | None,
     model_name: str | None,
     key: str | None,
-) -> tuple[Sampler, ModelInfo]:
+) -> tuple[CompletionSampler, ModelInfo]:
     """An OpenAI-compatible endpoint's client, its model chosen (see :func:`open_sampler`)."""
     client = OpenAIChatClient(
         url,
@@ -147,7 +147,7 @@ def _endpoint(
     return client, info
 
 
-def local_policy(spec: str, settings: SamplingSettings) -> tuple[Policy, Path]:
+def local_policy(spec: str, settings: SamplingSettings) -> tuple[ChatPolicy, Path]:
     """The chat policy of ``local`` or a transformers model folder, and the folder it loaded
     from. (torch and transformers are imported here, when a model is wanted: they take
     seconds to import and are not needed to evaluate stored records.)"""

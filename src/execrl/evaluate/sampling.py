@@ -1,6 +1,7 @@
 """Sampling for evaluation: n completions per problem from a model, and the programs in them.
 
-Any :class:`Sampler` works — ``sample(conversation, n) -> n completions``. Two come with
+Any :class:`~execrl.sandbox.protocol.CompletionSampler` works — ``sample(conversation, n) ->
+n completions`` (its old name here, ``Sampler``, is kept for one release). Two come with
 execrl: :class:`PolicySampler` around any chat policy with ``generate(conversations)`` (such
 as :class:`execrl.rl.generation.HFChatPolicy`, a local transformers model), and
 :class:`execrl.integrations.openai.OpenAIChatClient` (any OpenAI-compatible endpoint).
@@ -13,29 +14,22 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Protocol
 
 from execrl.envs.multiturn import default_prompt
-from execrl.errors import ExecrlError, LoaderError
+from execrl.errors import ExecrlError, LoaderError, deprecated_names
 from execrl.evaluate.completions import read_completions
 from execrl.evaluate.folder import Sample
 from execrl.extract import extract_code
 from execrl.problems.models import Problem
 from execrl.sandbox.batch import progress_bar
-from execrl.sandbox.protocol import Conversation, Policy
-
-
-class Sampler(Protocol):
-    def sample(self, conversation: Conversation, n: int) -> list[str]:
-        """``n`` independent completions of ``conversation``."""
-        ...
+from execrl.sandbox.protocol import ChatPolicy, CompletionSampler, Conversation
 
 
 class PolicySampler:
     """n completions of a conversation from a chat policy, ``batch_size`` copies per call
     (each copy is sampled independently; a policy with temperature 0 repeats itself)."""
 
-    def __init__(self, policy: Policy, *, batch_size: int = 8) -> None:
+    def __init__(self, policy: ChatPolicy, *, batch_size: int = 8) -> None:
         if batch_size < 1:
             raise ExecrlError(f"batch_size must be >= 1, got {batch_size}")
         self.policy = policy
@@ -51,7 +45,7 @@ class PolicySampler:
 
 def sample_problems(
     problems: Sequence[Problem],
-    sampler: Sampler,
+    sampler: CompletionSampler,
     *,
     model: str,
     n: int,
@@ -115,3 +109,8 @@ def samples_from_jsonl(path: str | Path, model: str) -> list[Sample]:
     if not out:
         raise LoaderError(f"{path}: no samples in the file")
     return out
+
+
+__getattr__ = deprecated_names(
+    __name__, {"Sampler": ("execrl.sandbox.protocol", "CompletionSampler")}
+)

@@ -3,7 +3,7 @@ server that puts a local chat policy behind the same API.
 
 ``OpenAIChatClient(base_url, model)`` posts to ``{base_url}/chat/completions`` (``base_url`` as
 OpenAI's SDKs take it, e.g. ``http://127.0.0.1:8000/v1``) and is both an evaluation
-:class:`~execrl.evaluate.sampling.Sampler` (``sample(conversation, n)``) and a chat policy
+:class:`~execrl.sandbox.protocol.CompletionSampler` (``sample(conversation, n)``) and a chat policy
 (``generate(conversations)``). vLLM, llama.cpp's server, TGI, Ollama and OpenAI itself speak
 this protocol. The key comes from an environment variable, never from a command line.
 
@@ -32,7 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from execrl.errors import ExecrlError
-from execrl.sandbox.protocol import Conversation, Policy
+from execrl.sandbox.protocol import ChatPolicy, Conversation
 
 DEFAULT_KEY_VARIABLE = "OPENAI_API_KEY"
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -201,7 +201,7 @@ class ChatCompletionServer:
 
     def __init__(
         self,
-        policy: Policy,
+        policy: ChatPolicy,
         *,
         model_name: str = "execrl-local",
         host: str = "127.0.0.1",

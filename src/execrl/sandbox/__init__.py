@@ -10,13 +10,19 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
-from execrl.errors import UsageError, describe_validation_error
+from execrl.errors import UsageError, deprecated_names, describe_validation_error
 from execrl.sandbox.compare import outputs_match, values_match
 from execrl.sandbox.forkserver import SandboxCrashed, SandboxUnavailable
 from execrl.sandbox.isolation import SandboxConfig, probe
 from execrl.sandbox.limits import ExecutionOptions, Limits
 from execrl.sandbox.pool import LocalExecutor
-from execrl.sandbox.protocol import Conversation, ExecutionRequest, Executor, Policy
+from execrl.sandbox.protocol import (
+    ChatPolicy,
+    CompletionSampler,
+    Conversation,
+    ExecutionRequest,
+    Executor,
+)
 from execrl.sandbox.records import (
     ExecutionRecord,
     Status,
@@ -55,7 +61,11 @@ def run(program: str, tests: list, limits: Limits | None = None, **options) -> E
         return executor.execute(request)
 
 
+__getattr__ = deprecated_names(__name__, {"Policy": ("execrl.sandbox.protocol", "ChatPolicy")})
+
 __all__ = [
+    "ChatPolicy",
+    "CompletionSampler",
     "Conversation",
     "ExecutionOptions",
     "ExecutionRecord",
@@ -63,7 +73,6 @@ __all__ = [
     "Executor",
     "Limits",
     "LocalExecutor",
-    "Policy",
     "SandboxConfig",
     "SandboxCrashed",
     "SandboxUnavailable",

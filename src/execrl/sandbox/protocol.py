@@ -1,9 +1,13 @@
-"""The Executor and Policy protocols, each defined once, and the types an Executor speaks.
+"""The Executor, ChatPolicy and CompletionSampler protocols, each defined once, and the types
+an Executor speaks.
 
 ``Executor``: what every backend (the local pool, the HTTP service's ``RemoteExecutor``,
-``RayExecutor``) offers, and what code that executes programs asks for. ``Policy``: anything
-that continues chats (the trainer's model, an OpenAI-compatible endpoint, a scripted policy
-in tests), what code that samples programs asks for. ``ExecutionRequest`` is what an Executor
+``RayExecutor``) offers, and what code that executes programs asks for. ``ChatPolicy``:
+anything that continues chats (the trainer's model, an OpenAI-compatible endpoint, a scripted
+policy in tests), what code that samples programs asks for; ``CompletionSampler``: anything
+that gives ``n`` completions of one conversation (evaluation and the data builder sample
+models through it). ``Policy`` is the old name of ``ChatPolicy``, kept for one release with a
+DeprecationWarning. ``ExecutionRequest`` is what an Executor
 is asked to run and ``Captured`` what ``capture_streams`` answers; the record it returns is
 ``execrl.sandbox.records.ExecutionRecord``.
 
@@ -24,6 +28,7 @@ from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from execrl.errors import deprecated_names
 from execrl.problems.models import Checker, TestCase
 from execrl.sandbox.limits import ExecutionOptions, Limits
 
@@ -184,7 +189,7 @@ class Executor(Protocol):
 
 
 @runtime_checkable
-class Policy(Protocol):
+class ChatPolicy(Protocol):
     """Anything that continues chats: one completion (the assistant's reply) per conversation.
 
     Called with every conversation that needs a reply (a group of episodes, or ``n`` copies of
@@ -192,3 +197,14 @@ class Policy(Protocol):
     conversations' order."""
 
     def generate(self, conversations: list[Conversation]) -> list[str]: ...
+
+
+class CompletionSampler(Protocol):
+    """Anything that samples a model: ``n`` independent completions of one conversation
+    (``execrl.evaluate.PolicySampler`` around a ChatPolicy, an OpenAI-compatible client,
+    completions read from a file)."""
+
+    def sample(self, conversation: Conversation, n: int) -> list[str]: ...
+
+
+__getattr__ = deprecated_names(__name__, {"Policy": (__name__, "ChatPolicy")})

@@ -341,15 +341,17 @@ def _test_noise(refs: dict[str, dict[str, np.ndarray]], tid: str, timing: str) -
     }
 
 
-class Scored(NamedTuple):
+class RerunScores(NamedTuple):
+    """One solution's spec §2 score in each rerun of a campaign."""
+
     tests: int
     """How many tests the score averages over."""
     points: np.ndarray
     """(K,) the mean per-test percentile of each rerun, in points."""
 
 
-def solution_scores(data: Reruns) -> dict[tuple[str, str], Scored]:
-    """``{(problem, reference): Scored}``: per rerun, the mean over tests of the spec §2
+def solution_scores(data: Reruns) -> dict[tuple[str, str], RerunScores]:
+    """``{(problem, reference): RerunScores}``: per rerun, the mean over tests of the spec §2
     percentile of that rerun's duration among the other references' median durations."""
     out = {}
     for pid, refs in sorted(data.items()):
@@ -370,11 +372,11 @@ def solution_scores(data: Reruns) -> dict[tuple[str, str], Scored]:
                 100 * float(np.nanmean(per_test_percentiles(runs[:, i], D)))
                 for i in range(runs.shape[1])
             ]
-            out[(pid, ref)] = Scored(len(kept), np.array(points))
+            out[(pid, ref)] = RerunScores(len(kept), np.array(points))
     return out
 
 
-def solution_noise(scores: dict[str, dict[tuple[str, str], Scored]]) -> list[SolutionNoise]:
+def solution_noise(scores: dict[str, dict[tuple[str, str], RerunScores]]) -> list[SolutionNoise]:
     """One row per solution scored under every timing of ``scores``: mean, std and range of
     its scores over reruns."""
     rows = []
