@@ -132,6 +132,11 @@ class ExecutionRecord(BaseModel):
     program_name: str = ""
     results: list[TestResult] = Field(default_factory=list)
     backend: str = "subprocess"
+    """What ran the program: the executor whose sandbox judged it (``local-forkserver``), on
+    every path — a record from an ``execrl serve`` server or a Ray actor keeps the backend
+    that ran it there, as ``isolation`` keeps that machine's protections. A record an executor
+    makes without running anything (``inconclusive_record``: every retry failed) names that
+    executor instead (``remote``, ``ray``)."""
     isolation: list[str] = Field(default_factory=list)
     """The protections active for this run (see ``execrl doctor``); empty means none."""
     timing: str = "cpu"

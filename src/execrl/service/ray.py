@@ -720,11 +720,11 @@ def _call_results(run: _Running, returned: Any) -> list[Any]:
 
 
 def _as_ray_result(result: Any) -> Any:
-    """A record (or its JSON) as this executor's: ``backend`` says it came through Ray."""
+    """A record (from its JSON) as the actor's pool made it: its ``backend`` names what ran the
+    program, as on every path (docs/scale.md); only a record Ray itself makes (inconclusive,
+    nothing ran) says ``ray``."""
     if isinstance(result, str):
-        result = ExecutionRecord.model_validate_json(result)
-    if isinstance(result, ExecutionRecord):
-        return result.model_copy(update={"backend": BACKEND})
+        return ExecutionRecord.model_validate_json(result)
     return result
 
 
