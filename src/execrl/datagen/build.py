@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from execrl.datagen.verify import executor_or_new
 from execrl.errors import ConsensusError, ProblemFormatError
 from execrl.problems.folder import natural_key, read_problem_folder, write_test
 from execrl.problems.generated import generate_input
 from execrl.problems.models import GeneratorMode, Problem, ReferenceLabel, StdioTest, TestGroup
 from execrl.sandbox.batch import parallel_map
 from execrl.sandbox.compare import outputs_match
+from execrl.sandbox.executor_source import given_or_default
 from execrl.sandbox.limits import Limits
 from execrl.sandbox.protocol import Executor
 
@@ -88,6 +88,7 @@ def build_tests(
     """Regenerate every planned test of the problem folder and write it; returns the tests.
 
     Hand-written tests (names that are not ``<mode>-<seed>``, such as ``example-1``) are kept.
+    ``executor``: None opens ``execrl.sandbox.default_executor(workers)`` for this call.
     """
     folder = Path(folder)
     problem = read_problem_folder(folder)
@@ -95,7 +96,7 @@ def build_tests(
     if generator is None:
         raise ProblemFormatError(f"{folder}: problem.yaml has no generator section")
     planned = plan_tests(problem)
-    with executor_or_new(executor, workers) as pool:
+    with given_or_default(executor, workers) as pool:
 
         def build_one(item: PlannedTest) -> StdioTest:
             stdin = generate_input(generator.code, item.mode, item.seed)  # trusted: on the host

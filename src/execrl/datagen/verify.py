@@ -7,14 +7,13 @@ the sandbox (``execrl.sandbox``), so the reported CPU times are the programs' ow
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import statistics
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from execrl.problems.models import Problem, Reference, ReferenceLabel, TestGroup
-from execrl.sandbox.pool import LocalExecutor
+from execrl.sandbox.executor_source import given_or_default
 from execrl.sandbox.protocol import ExecutionRequest, Executor
 from execrl.sandbox.records import ExecutionRecord, TestResult
 
@@ -78,16 +77,6 @@ class ProblemReport:
         return [r for r in self.references if r.label is label]
 
 
-@contextlib.contextmanager
-def executor_or_new(executor: Executor | None, workers: int | None = None) -> Iterator[Executor]:
-    """Use the caller's executor, or open (and close) one for this call."""
-    if executor is not None:
-        yield executor
-        return
-    with LocalExecutor(workers=workers) as fresh:
-        yield fresh
-
-
 def verify_problem(
     problem: Problem,
     *,
@@ -96,7 +85,8 @@ def verify_problem(
     show_progress: bool = True,
     references: list[Reference] | None = None,
 ) -> ProblemReport:
-    """Run each reference on every test of ``problem`` in the sandbox, all workers busy."""
+    """Run each reference on every test of ``problem`` in the sandbox, all workers busy.
+    ``executor``: None opens ``execrl.sandbox.default_executor(workers)`` for this call."""
     reports = iter_reference_reports(
         problem,
         executor=executor,
@@ -127,7 +117,7 @@ def iter_reference_reports(
         for test in tests
     ]
     groups = {t.id: t.group for t in tests}
-    with executor_or_new(executor, workers) as pool:
+    with given_or_default(executor, workers) as pool:
         records = pool.run_batch(
             requests, progress=show_progress, description=f"checking {problem.id}"
         )

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from execrl.errors import UsageError, deprecated_names, describe_validation_error
 from execrl.sandbox.compare import outputs_match, values_match
+from execrl.sandbox.executor_source import default_executor
 from execrl.sandbox.forkserver import SandboxCrashed, SandboxUnavailable
 from execrl.sandbox.isolation import SandboxConfig, probe
 from execrl.sandbox.limits import ExecutionOptions, Limits
@@ -57,7 +58,7 @@ def run(program: str, tests: list, limits: Limits | None = None, **options) -> E
         )
     except ValidationError as exc:
         raise UsageError(f"execrl.run: {describe_validation_error(exc)}") from None
-    with LocalExecutor(workers=1) as executor:
+    with default_executor(workers=1) as executor:
         return executor.execute(request)
 
 
@@ -79,6 +80,7 @@ __all__ = [
     "Status",
     "TestResult",
     "Timing",
+    "default_executor",
     "load_records",
     "outputs_match",
     "probe",
