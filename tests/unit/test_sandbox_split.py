@@ -65,7 +65,7 @@ def test_each_module_says_what_it_owns_and_what_it_does_not():
 )
 def test_the_old_module_still_gives_its_names_with_a_warning(name, home):
     old = importlib.import_module("execrl.sandbox.executor")
-    with pytest.warns(DeprecationWarning, match=f"moved to {home}.{name}"):
+    with pytest.warns(DeprecationWarning, match=f"use {home}.{name}"):
         value = getattr(old, name)
     assert value is getattr(importlib.import_module(home), name)
 

@@ -10,9 +10,7 @@ import from here, with a DeprecationWarning, for one release; import them from
 
 from __future__ import annotations
 
-import importlib
-import warnings
-from typing import Any
+from execrl.errors import deprecated_names
 
 _MOVED_TO = {
     "Captured": "execrl.sandbox.protocol",
@@ -24,18 +22,7 @@ _MOVED_TO = {
 }
 """Each name this module used to define, and the module that defines it now."""
 
-
-def __getattr__(name: str) -> Any:
-    module = _MOVED_TO.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(
-        f"execrl.sandbox.executor.{name} moved to {module}.{name}; import it from there "
-        "(execrl.sandbox.executor goes away in the next release)",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(importlib.import_module(module), name)
+__getattr__ = deprecated_names(__name__, {name: (home, name) for name, home in _MOVED_TO.items()})
 
 
 def __dir__() -> list[str]:
