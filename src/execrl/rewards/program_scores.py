@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from execrl.envs.environment import Environment
 from execrl.problems.models import Problem, ReferenceLabel
@@ -50,14 +51,15 @@ from execrl.timing.measured import (
 from execrl.timing.store import Campaign
 
 
-@dataclass(frozen=True)
-class MeasuredReferences:
+class MeasuredReferences(NamedTuple):
     """The reference durations a run measured, saved as a timing-store campaign."""
 
     campaign_file: Path
+    """Where the campaign was saved (beside the results file)."""
     references: int
     """How many (problem, reference) pairs were measured."""
     problems: int
+    """Over how many problems."""
 
 
 @dataclass(frozen=True)
