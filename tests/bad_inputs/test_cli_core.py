@@ -61,7 +61,7 @@ def test_a_validation_error_names_the_field_and_the_value():
         cpu_time_s: float = pydantic.Field(gt=0)
 
     line = error_line(_raised(lambda: Limits(cpu_time_s=-1)))
-    assert line == "invalid value: cpu_time_s: Input should be greater than 0 (got '-1')"
+    assert line == "invalid value: cpu_time_s: Input should be greater than 0 (got -1)"
 
 
 @pytest.mark.parametrize("cls", [ExecrlError, UsageError, ConfigError, DataError, OutputError])

@@ -9,7 +9,7 @@ import os
 from pydantic import ValidationError
 
 from execrl.cli._common import check_range
-from execrl.errors import UsageError
+from execrl.errors import UsageError, validation_issues
 from execrl.sandbox.isolation import SandboxConfig, current_site_packages
 from execrl.sandbox.protocol import Executor
 from execrl.service.open import (
@@ -71,8 +71,7 @@ def sandbox_config(args: argparse.Namespace, **fields: object) -> SandboxConfig:
     try:
         return SandboxConfig(extra_site_paths=tuple(paths), **fields)
     except ValidationError as exc:
-        message = exc.errors()[0]["msg"].removeprefix("Value error, ")
-        raise UsageError(f"--site-path: {message}") from None
+        raise UsageError(f"--site-path: {validation_issues(exc)[0].message}") from None
 
 
 def add_executor_argument(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:

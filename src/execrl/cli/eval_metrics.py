@@ -20,7 +20,7 @@ from execrl.cli._common import (
     safe_text,
 )
 from execrl.cli._files import writable_folder
-from execrl.errors import ExecrlError, UsageError
+from execrl.errors import ExecrlError, UsageError, validation_issues
 from execrl.evaluate import (
     AXES,
     DEFAULT_KS,
@@ -165,10 +165,9 @@ def replay_settings(args: argparse.Namespace) -> ReplaySettings:
             beta=args.beta,
         )
     except ValidationError as exc:
-        first = exc.errors()[0]
-        flag = REPLAY_FLAGS.get(str(first["loc"][0]) if first["loc"] else "", "a replay setting")
-        message = str(first["msg"]).removeprefix("Value error, ")
-        raise UsageError(f"{flag} {first.get('input')}: {message}") from None
+        first = validation_issues(exc)[0]
+        flag = REPLAY_FLAGS.get(str(first.loc[0]) if first.loc else "", "a replay setting")
+        raise UsageError(f"{flag} {first.got}: {first.message}") from None
 
 
 def metric_options(args: argparse.Namespace, *, given_ks: str | None = None) -> MetricOptions:

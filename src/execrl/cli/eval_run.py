@@ -1,5 +1,5 @@
 """``execrl eval run``: execute every model's samples and the references in one shuffled
-campaign (:func:`execrl.evaluate.run_campaign`), then show what it holds."""
+campaign (:func:`execrl.evaluate.run_eval_campaign`), then show what it holds."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from execrl.cli._executor import (
 )
 from execrl.cli._files import check_resume
 from execrl.errors import UsageError
-from execrl.evaluate import EvalFolder, load_eval, run_campaign
+from execrl.evaluate import EvalFolder, load_eval, run_eval_campaign
 from execrl.evaluate.summary import failing_reference_runs, model_tallies
 
 MAX_REPEATS = 100
@@ -86,7 +86,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_run_options(args, folder)
     try:
         with open_timed_executor(args) as executor:
-            info = run_campaign(
+            info = run_eval_campaign(
                 folder,
                 executor,
                 seed=args.seed,

@@ -27,7 +27,7 @@ from execrl.cli import solver as solver_cmd
 from execrl.cli import timing as timing_cmd
 from execrl.cli import train as train_cmd
 from execrl.cli._common import EXIT_EXECRL_FAILED, EXIT_OK, printable
-from execrl.errors import ExecrlError
+from execrl.errors import ExecrlError, describe_validation_error
 
 
 class _Parser(argparse.ArgumentParser):
@@ -101,7 +101,7 @@ def error_line(exc: BaseException) -> str | None:
         what = exc.strerror or str(exc)
         text = f"{type(exc).__name__}: {where}{what}"
     elif _is_validation_error(exc):
-        text = f"invalid value: {_validation_line(exc)}"
+        text = f"invalid value: {describe_validation_error(exc)}"
     elif _is_yaml_error(exc):
         text = f"YAML error: {_yaml_line(exc)}"
     else:
@@ -112,17 +112,6 @@ def error_line(exc: BaseException) -> str | None:
 def _is_validation_error(exc: BaseException) -> bool:
     module = sys.modules.get("pydantic")
     return module is not None and isinstance(exc, module.ValidationError)
-
-
-def _validation_line(exc) -> str:
-    parts = []
-    for err in exc.errors()[:5]:
-        loc = ".".join(str(p) for p in err.get("loc", ())) or "value"
-        message = str(err.get("msg", "")).removeprefix("Value error, ")
-        got = err.get("input")
-        shown = "" if isinstance(got, dict | list) else f" (got {str(got)[:80]!r})"
-        parts.append(f"{loc}: {message}{shown}")
-    return "; ".join(parts)
 
 
 def _is_yaml_error(exc: BaseException) -> bool:
