@@ -323,7 +323,7 @@ def test_report_command_builds_an_evaluation_report(campaign_dir: Path, capsys):
 
 
 def test_write_report_checks_its_specs_before_reading_the_folder(tmp_path: Path):
-    with pytest.raises(UsageError, match=r"--env 'qp\(p=2\)': "):
+    with pytest.raises(UsageError, match=r"`env` 'qp\(p=2\)': "):
         write_report(tmp_path / "not-a-folder", env="qp(p=2)")
-    with pytest.raises(UsageError, match="--reward 'nope': "):
+    with pytest.raises(UsageError, match="`rewards` 'nope': "):
         write_report(tmp_path / "not-a-folder", rewards=["nope"])

@@ -64,7 +64,7 @@ def test_folder_errors_say_what_to_do(tmp_path: Path):
     folder.add_samples(
         info("a"), samples_from_programs("a", {"p": ["x"]}), [problem()], source="bundled"
     )
-    with pytest.raises(ExecrlError, match="--replace"):
+    with pytest.raises(ExecrlError, match="pass `replace`"):
         folder.add_samples(info("a"), [], [problem()], source="bundled")
     folder.add_samples(info("a"), [], [problem()], source="bundled", replace=True)
     with pytest.raises(ExecrlError, match="other problems"):

@@ -168,7 +168,7 @@ def test_invalid_jsonl_line_names_the_line(tmp_path: Path):
 def test_unknown_extension_asks_for_format(tmp_path: Path):
     path = tmp_path / "rows.csv"
     path.write_text("")
-    with pytest.raises(LoaderError, match="pass --format"):
+    with pytest.raises(LoaderError, match="pass `format`"):
         load_problems(path)
 
 

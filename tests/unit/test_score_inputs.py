@@ -81,7 +81,7 @@ def test_read_programs_from_files_folders_and_completions(tmp_path: Path):
         Program("p", "many/b.py", "print(3)\n"),
         Program("p", "r.jsonl:1", "x"),
     ]
-    with pytest.raises(LoaderError, match="pass exactly one --id"):
+    with pytest.raises(LoaderError, match="pass exactly one `ids`"):
         read_programs([tmp_path / "one.py"], None)
     with pytest.raises(LoaderError, match="no programs to score"):
         read_programs([rows], ["other"])

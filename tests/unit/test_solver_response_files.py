@@ -88,7 +88,7 @@ def test_resume_keeps_matching_rows_and_scores_the_rest(tmp_path):
 
 def test_resume_with_other_settings_names_the_options():
     kept = [score_row(0, ROWS[0], scored_with={**SETTINGS.as_dict(), "stage": 2})]
-    with pytest.raises(UsageError, match="1 rows in s were scored with --stage 2; resume with"):
+    with pytest.raises(UsageError, match="1 rows in s were scored with `stage` 2; resume with"):
         files.check_resumed(kept, ROWS, SETTINGS, out="s", responses="r")
 
 

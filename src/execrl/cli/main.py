@@ -12,6 +12,7 @@ import argparse
 import os
 import sys
 import warnings
+from collections.abc import Mapping
 
 from execrl import __version__
 from execrl.cli import build as build_cmd
@@ -27,6 +28,7 @@ from execrl.cli import solver as solver_cmd
 from execrl.cli import timing as timing_cmd
 from execrl.cli import train as train_cmd
 from execrl.cli._common import EXIT_EXECRL_FAILED, EXIT_OK, printable
+from execrl.cli._flags import as_flags, set_flag_tables
 from execrl.errors import ExecrlError, describe_validation_error
 
 
@@ -58,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     eval_cmd.register(commands)
     report_cmd.register(commands)
     serve_cmd.register(commands)
+    set_flag_tables(parser)
     return parser
 
 
@@ -77,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except Exception as exc:
-        line = error_line(exc)
+        line = error_line(exc, flags=args.param_flags)
         if line is None:
             raise  # a bug in execrl: the traceback is what a report needs
         # Plain print: one unwrapped line, whatever the terminal width.
@@ -85,12 +88,13 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_EXECRL_FAILED
 
 
-def error_line(exc: BaseException) -> str | None:
+def error_line(exc: BaseException, *, flags: Mapping[str, str] | None = None) -> str | None:
     """The one line a user sees for ``exc``: execrl's own errors and the OSError,
     UnicodeDecodeError, pydantic and YAML errors that escape library code, named by what
-    failed (file, field, value) and flattened; None for anything else (a bug)."""
+    failed (file, field, value) and flattened; None for anything else (a bug). ``flags``: the
+    command's table, so an execrl error's `parameter` reads as the flag that sets it."""
     if isinstance(exc, ExecrlError):
-        text = f"{type(exc).__name__}: {exc}"
+        text = f"{type(exc).__name__}: {as_flags(str(exc), flags or {})}"
     elif isinstance(exc, UnicodeDecodeError):
         text = (
             f"UnicodeDecodeError: input is not UTF-8 ({exc.reason} at byte {exc.start}: "

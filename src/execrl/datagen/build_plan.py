@@ -35,7 +35,7 @@ def plan_build(name: Path, out: Path) -> BuildPlan:
         if installed is not None and name.resolve().is_relative_to(installed):
             raise UsageError(
                 f"{name}: is inside the installed execrl package, which is never written; "
-                f"build a copy: execrl problems build {name.resolve().name} --out DIR"
+                f"build a copy: `execrl problems build {name.resolve().name} --out DIR`"
             )
         return BuildPlan(name)
     bundled = bundled_dir() / str(name)
@@ -45,7 +45,7 @@ def plan_build(name: Path, out: Path) -> BuildPlan:
     if dest.exists():
         raise UsageError(
             f"{dest}: already exists, so bundled problem {name.name!r} is not copied over it; "
-            f"build that folder (execrl problems build {dest}) or choose another --out"
+            f"build that folder (execrl problems build {dest}) or choose another `out`"
         )
     return BuildPlan(dest, bundled)
 
@@ -59,5 +59,5 @@ def copy_bundled(plan: BuildPlan) -> None:
     except OSError as exc:
         raise OutputError(
             f"{plan.folder}: cannot copy bundled problem {plan.bundled.name!r} there "
-            f"({exc.strerror or exc}); choose a folder you can write to with --out"
+            f"({exc.strerror or exc}); choose a folder you can write to with `out`"
         ) from None

@@ -357,7 +357,7 @@ def screen_metrics(
         raise ExecrlError(
             f"records for {len(unknown)} problem(s) not in the problem set: "
             f"{', '.join(unknown[:5])}{' …' if len(unknown) > 5 else ''}; pass the problem set "
-            "the records were made from (--source)"
+            "the records were made from (`source`)"
         )
     wanted = {
         (p.id, r.name) for p in problems for r in p.references if r.label is ReferenceLabel.CORRECT

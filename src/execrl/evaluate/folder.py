@@ -127,7 +127,7 @@ def check_label(label: str) -> str:
     if not _LABEL.match(label) or label == REFERENCE:
         raise ExecrlError(
             f"model label {label!r} is not usable: use letters, digits, '_', '.', '-' "
-            f"(and not {REFERENCE!r}), e.g. --label smollm2-t0.7"
+            f"(and not {REFERENCE!r}), e.g. `label` smollm2-t0.7"
         )
     return label
 
@@ -274,12 +274,12 @@ class EvalFolder:
         ):
             raise UsageError(
                 f"{self.path} holds samples for other problems ({_ids(manifest.problems.ids)}"
-                f"); sample the same problems, or use another --out folder"
+                f"); sample the same problems, or use another `out` folder"
             )
         if label in [m.label for m in manifest.models] and not replace:
             raise UsageError(
                 f"{self.path} already has samples from model {label!r}; "
-                "choose another --label or pass --replace"
+                "choose another `label` or pass `replace`"
             )
         return manifest
 

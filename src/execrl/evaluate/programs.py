@@ -33,7 +33,7 @@ def read_programs(paths: Sequence[Path], ids: Sequence[str] | None = None) -> li
     for path in paths:
         programs += _programs_in(Path(path), ids)
     if not programs:
-        only = f" for --id {', '.join(ids)}" if ids else ""
+        only = f" for `ids` {', '.join(ids)}" if ids else ""
         raise LoaderError(f"no programs to score in {', '.join(map(str, paths))}{only}")
     return programs
 
@@ -61,7 +61,7 @@ def _single_id(ids: Sequence[str] | None, path: Path) -> str:
     if not ids or len(ids) != 1:
         raise LoaderError(
             f"{path}: a .py program does not say which problem it solves; pass exactly one "
-            f"--id (got {len(ids or [])})"
+            f"`ids` (got {len(ids or [])})"
         )
     return ids[0]
 

@@ -211,7 +211,7 @@ def replay_timing(data: EvalData, settings: ReplaySettings) -> str:
     if is_counted(timing) and timing != data.timing:
         raise ExecrlError(
             f"the campaign was timed by {data.timing}, so it holds no {TIMING_UNITS[timing]}; "
-            f"replay it by {data.timing}, or run the campaign again with --timing {timing}"
+            f"replay it by {data.timing}, or run the campaign again with `timing` {timing}"
         )
     return timing
 

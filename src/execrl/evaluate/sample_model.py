@@ -106,7 +106,7 @@ def check_label_free(folder: EvalFolder, label: str | None, replace: bool) -> No
     if label in taken and not replace:
         raise UsageError(
             f"{folder.path} already has samples from model {label!r}; "
-            "choose another --label or pass --replace"
+            "choose another `label` or pass `replace`"
         )
 
 

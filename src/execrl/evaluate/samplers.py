@@ -91,12 +91,12 @@ def open_sampler(
     path = Path(spec)
     if is_completions_file(spec):
         if not path.is_file():
-            raise ExecrlError(f"--model {spec}: no such file of completions")
+            raise ExecrlError(f"`model` {spec}: no such file of completions")
         name = label or slug(path.name.removesuffix(".gz").removesuffix(".jsonl"))
         return None, ModelInfo(label=name, kind="file", model=str(path.resolve()), n=0)
     if spec != LOCAL and not path.is_dir():
         raise ExecrlError(
-            f"--model {spec!r} is not 'local', a model folder, an http(s) URL or a .jsonl "
+            f"`model` {spec!r} is not 'local', a model folder, an http(s) URL or a .jsonl "
             "file of completions"
         )
     policy, where = local_policy(spec, settings)
@@ -134,7 +134,7 @@ def _endpoint(
         if len(listed) != 1:
             raise ExecrlError(
                 f"{url} serves {len(listed)} models ({', '.join(listed[:5])}); "
-                "choose one with --model-name"
+                "choose one with `model_name`"
             )
         client.model = listed[0]
     info = ModelInfo(

@@ -136,20 +136,20 @@ def parse_ks(text: str) -> tuple[int, ...]:
             k = int(part)
         except ValueError:
             raise UsageError(
-                f"--k {text!r}: {part!r} is not a whole number, e.g. --k 1,10"
+                f"`ks` {text!r}: {part!r} is not a whole number, e.g. `ks` 1,10"
             ) from None
         if k < 1:
-            raise UsageError(f"--k {text!r}: pass@k needs k >= 1, got {k}")
+            raise UsageError(f"`ks` {text!r}: pass@k needs k >= 1, got {k}")
         values.append(k)
     if not values:
-        raise UsageError(f"--k: no values in {text!r}")
+        raise UsageError(f"`ks`: no values in {text!r}")
     return tuple(dict.fromkeys(values))
 
 
 def parse_taus(text: str) -> tuple[float, ...]:
     """p_τ thresholds written as a comma list: percentiles in [0, 100]."""
-    values = parse_numbers(text, "--tau")
+    values = parse_numbers(text, "`taus`")
     bad = [t for t in values if not 0 <= t <= 100]
     if bad:
-        raise UsageError(f"--tau {text!r}: τ is a percentile in [0, 100], got {bad[0]:g}")
+        raise UsageError(f"`taus` {text!r}: τ is a percentile in [0, 100], got {bad[0]:g}")
     return values

@@ -113,10 +113,10 @@ def write_report(
 
 def check_report_specs(env: str, rewards: Sequence[str]) -> None:
     """The environment and rewards of the degenerate-group ratios must build: a UsageError
-    naming the option (``--env``, ``--reward``) and the spec otherwise, before any work."""
+    naming the parameter (``env``, ``rewards``) and the spec otherwise, before any work."""
     for flag, build, spec in [
-        ("--env", validate_env_spec, env),
-        *(("--reward", build_reward, r) for r in rewards),
+        ("`env`", validate_env_spec, env),
+        *(("`rewards`", build_reward, r) for r in rewards),
     ]:
         try:
             build(spec)
@@ -147,7 +147,7 @@ def choose_baseline(models: Sequence[str], baseline: str | None) -> str | None:
     else the first model sampled when there are two or more, else None."""
     if baseline is not None and baseline not in models:
         raise UsageError(
-            f"--baseline: unknown baseline model {baseline!r}; models: {', '.join(models)}"
+            f"`baseline`: unknown baseline model {baseline!r}; models: {', '.join(models)}"
         )
     return baseline or (models[0] if len(models) > 1 else None)
 
@@ -163,7 +163,7 @@ def computable_ks(
     dropped = [k for k in ks if k > n]
     if dropped and given:
         raise UsageError(
-            f"--k {_csv(dropped)}: pass@k needs k conclusive samples of a problem and there are "
+            f"`ks` {_csv(dropped)}: pass@k needs k conclusive samples of a problem and there are "
             f"at most {n}; lower k, or sample more (`execrl eval sample --n`)"
         )
     notes = []

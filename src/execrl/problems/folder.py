@@ -54,7 +54,7 @@ def read_problem_folder(folder: str | Path) -> Problem:
     if (folder / "data").is_dir() and not (folder / "tests").is_dir():
         raise ProblemFormatError(
             f"{folder}: this looks like a Kattis/ICPC problem package (data/, no tests/); "
-            "read it with --format kattis (execrl.problems.kattis.load_kattis)"
+            "read it with `format` kattis (execrl.problems.kattis.load_kattis)"
         )
     meta = _read_yaml(meta_path)
     if "tests" in meta:

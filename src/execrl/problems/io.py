@@ -84,7 +84,7 @@ def guess_format(path: Path) -> str:
     if path.name.endswith((".jsonl", ".jsonl.gz")):
         return "jsonl"
     raise LoaderError(
-        f"{path}: cannot tell the format from the name; pass --format "
+        f"{path}: cannot tell the format from the name; pass `format` "
         f"(one of: {', '.join(FORMATS)})"
     )
 

@@ -49,11 +49,11 @@ def check_resumable(
     if first.get("timing", "cpu") != timing:
         raise UsageError(
             f"{where}: its {len(rows)} rows were timed by {first.get('timing', 'cpu')}, not "
-            f"{timing}; resume with the same --timing, or choose another --out"
+            f"{timing}; resume with the same `timing`, or choose another `out`"
         )
     if before != now:
         raise UsageError(
             f"{where}: its {len(rows)} rows were scored under environment "
             f"{before[0]}, reward {before[1]}, references {before[2]}, not {now[0]}, {now[1]}, "
-            f"{now[2]}; resume with the same --env/--reward/--references, or choose another --out"
+            f"{now[2]}; resume with the same `env`/`reward`/`references`, or choose another `out`"
         )

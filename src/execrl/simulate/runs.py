@@ -273,7 +273,7 @@ class StoredRuns:
         ):
             raise ExecrlError(
                 f"{reward_fn.name} needs the correctness tests' durations, which a timing "
-                "campaign does not measure; use scoring records (--records) or over=optimization"
+                "campaign does not measure; use scoring records (`records`) or over=optimization"
             )
 
     def problem_runs(self, p: int) -> ProblemRuns:
@@ -461,7 +461,7 @@ def check_campaign_timing(campaign, timing: str) -> None:
     if is_counted(timing) and measured != timing:
         raise ExecrlError(
             f"campaign {campaign.info.id} was timed by {measured}, so it holds no {timing}; "
-            f"read it with timing={measured!r}, or measure a campaign with --timing {timing}"
+            f"read it with timing={measured!r}, or measure a campaign with `timing` {timing}"
         )
 
 

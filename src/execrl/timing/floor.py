@@ -120,12 +120,12 @@ def measure_floor(
     """Repeat ``work`` (sized to ~``run_ms`` of CPU) for ~``seconds`` in this thread, pinned
     to ``core`` (default: the last core this process may use; the affinity is restored)."""
     if seconds <= 0 or run_ms <= 0:
-        raise ValueError(f"--seconds {seconds:g} and --run-ms {run_ms:g}: both must be positive")
+        raise ValueError(f"`seconds` {seconds:g} and `run_ms` {run_ms:g}: both must be positive")
     allowed = os.sched_getaffinity(0)
     if core is None:
         core = max(allowed)
     elif core not in allowed:
-        raise ValueError(f"--core {core}: not available to this process ({sorted(allowed)})")
+        raise ValueError(f"`core` {core}: not available to this process ({sorted(allowed)})")
     os.sched_setaffinity(0, {core})  # this thread only (Linux affinity is per thread)
     try:
         n = _calibrate(work, run_ms / 1000)

@@ -67,7 +67,7 @@ def read_campaign(path: str | Path) -> Campaign:
         return DurationStore(path).load()
     if not path.is_file():
         raise LoaderError(
-            f"--references {path}: expected 'measure', 'stored' or a saved timing campaign "
+            f"`references` {path}: expected 'measure', 'stored' or a saved timing campaign "
             "(a .jsonl.gz campaign file or a timing store folder; no such file)"
         )
     if _is_old_format(path):
@@ -95,8 +95,8 @@ def check_campaign_timing(campaign: Campaign, timing: TimingMetric, where: str) 
     if is_counted(timing) and not any(m.has(timing) for m in campaign.measurements):
         raise LoaderError(
             f"{where}: these durations were measured by {campaign.timing}, but the environment "
-            f"is timed by {timing}; score with --timing {campaign.timing}, or measure the "
-            "references again (--references measure)"
+            f"is timed by {timing}; score with `timing` {campaign.timing}, or measure the "
+            "references again (`references` measure)"
         )
 
 

@@ -330,7 +330,7 @@ def _summary_row(
 def run_noise_study(seed: int = 0, trials: int = 2000) -> NoiseStudy:
     """Both regimes, both noise kinds, both noise structures: every curve of the study."""
     if trials < 1:
-        raise ExecrlError(f"trials must be at least 1, got {trials}; try --trials 2000")
+        raise ExecrlError(f"trials must be at least 1, got {trials}; try `trials` 2000")
     if seed < 0:
         raise ExecrlError(f"the seed must be 0 or more, got {seed}")
     vs_noise, vs_threshold, vs_tests, vs_shared = [], [], [], []

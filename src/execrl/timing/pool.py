@@ -162,7 +162,7 @@ def check_units(raw: np.ndarray, timing: str) -> None:
             f"the reference durations are seconds (the largest is {largest:g}), not "
             f"{TIMING_UNITS[timing]}: measure the references with timing={timing!r} (`execrl "
             f"score --references measure --timing {timing}`, or a timing campaign with "
-            f"--timing {timing})"
+            f"`timing` {timing})"
         )
     if not is_counted(timing) and largest > MAX_TIME_LIMIT_S:
         raise DataError(

@@ -86,7 +86,7 @@ def ground_truths(
         else:
             raise LoaderError(
                 f"{responses}, line {row.line}: no problem {row.problem_id!r} in "
-                f"{source}; pass --problems, or give the row an 'answer'"
+                f"{source}; pass `problems`, or give the row an 'answer'"
             )
     return answers
 
@@ -168,17 +168,17 @@ def check_resumed(
     other = [row for row in other if row["scored_with"] != wanted]
     if other:
         was = other[0]["scored_with"]
-        flags = [f"--{k.replace('_', '-')} {was.get(k)}" for k in wanted if was.get(k) != wanted[k]]
+        given = [f"`{k}` {was.get(k)}" for k in wanted if was.get(k) != wanted[k]]
         raise UsageError(
-            f"--resume: {len(other)} rows in {out} were scored with {', '.join(flags)}; "
-            "resume with the same options, or drop --resume to score everything again"
+            f"`resume`: {len(other)} rows in {out} were scored with {', '.join(given)}; "
+            "resume with the same options, or drop `resume` to score everything again"
         )
     foreign = ours.count(False)
     if foreign:
         raise UsageError(
-            f"--resume: {foreign} of the {len(kept)} rows in {out} are not "
+            f"`resume`: {foreign} of the {len(kept)} rows in {out} are not "
             f"scores of the responses in {responses} (another file, or it changed); "
-            "drop --resume to score everything again, or give another --out"
+            "drop `resume` to score everything again, or give another `out`"
         )
 
 
