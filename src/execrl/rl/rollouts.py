@@ -41,7 +41,7 @@ class ScoredGroup:
 
 
 @dataclass(frozen=True)
-class Sampler:
+class RolloutSampler:
     """What a rollout source samples and scores with: the weights, at which version."""
 
     model: Any
@@ -54,7 +54,9 @@ class Sampler:
     """Record the sampling log-probabilities (async: the update's weights will differ)."""
 
 
-def single_turn(sampler: Sampler, problem_ids: Sequence[str], *, seed: int) -> list[ScoredGroup]:
+def single_turn(
+    sampler: RolloutSampler, problem_ids: Sequence[str], *, seed: int
+) -> list[ScoredGroup]:
     """``group_size`` completions per problem in one batch, then every program at once."""
     cfg, g = sampler.config, sampler.config.group_size
     conversations = [prompt_messages(sampler.problems[p]) for p in problem_ids for _ in range(g)]
@@ -80,7 +82,9 @@ def single_turn(sampler: Sampler, problem_ids: Sequence[str], *, seed: int) -> l
     ]
 
 
-def multi_turn(sampler: Sampler, problem_ids: Sequence[str], *, seed: int) -> list[ScoredGroup]:
+def multi_turn(
+    sampler: RolloutSampler, problem_ids: Sequence[str], *, seed: int
+) -> list[ScoredGroup]:
     """``group_size`` episodes per problem with execution feedback; each turn is one sample
     whose reward and advantage are the dense ``r(i, t)`` and ``A(i, t)`` of its episode."""
     cfg = sampler.config
@@ -108,7 +112,7 @@ def multi_turn(sampler: Sampler, problem_ids: Sequence[str], *, seed: int) -> li
     return out
 
 
-def _dense_scorer(sampler: Sampler) -> DenseScorer:
+def _dense_scorer(sampler: RolloutSampler) -> DenseScorer:
     """The multi-turn scorer (``SCORERS["multiturn"]``), which scores turns."""
     if not isinstance(sampler.scorer, DenseScorer):
         raise TypeError(f"multi-turn rollouts need a DenseScorer, got {sampler.scorer!r}")
@@ -116,9 +120,9 @@ def _dense_scorer(sampler: Sampler) -> DenseScorer:
 
 
 class _RememberingPolicy:
-    """The sampler's model as a multi-turn ``Policy``; remembers the token ids it wrote."""
+    """The sampler's model as a multi-turn ``ChatPolicy``; remembers the token ids it wrote."""
 
-    def __init__(self, sampler: Sampler, seed: int) -> None:
+    def __init__(self, sampler: RolloutSampler, seed: int) -> None:
         self.sampler = sampler
         self.seed = seed
         self.calls = 0

@@ -39,17 +39,24 @@ from execrl.rl.checkpoint import latest_checkpoint, load_checkpoint, save_checkp
 from execrl.rl.config import DEFAULT_PRESET, TrainConfig, load_config
 from execrl.rl.evaluation import heldout_pass_at_1
 from execrl.rl.generation import train_stack
+from execrl.rl.monitor import StepMonitor
 from execrl.rl.policy import load_policy, threads
 from execrl.rl.prompts import SELECTORS, load_split
 from execrl.rl.rollout_worker import AsyncRollouts
-from execrl.rl.rollouts import ROLLOUTS, GroupDraw, RolloutSource, Sampler, ScoredGroup, fill_batch
+from execrl.rl.rollouts import (
+    ROLLOUTS,
+    GroupDraw,
+    RolloutSampler,
+    RolloutSource,
+    ScoredGroup,
+    fill_batch,
+)
 from execrl.rl.runs import write_run_config
 from execrl.rl.scorers import SCORERS, ProgramScorer
 from execrl.rl.state import PromptDraws, TrainState, seed_everything
 from execrl.rl.step_log import StepOutcome, rewind_logs, summary_line, write_step
 from execrl.rl.train_report import write_training_report
 from execrl.sandbox.protocol import Executor
-from execrl.service.fallback import StepMonitor
 
 __all__ = [
     "ADVANTAGES",
@@ -223,7 +230,9 @@ def draw_groups(
 ) -> list[ScoredGroup]:
     """Draw ``n`` prompts, sample and score their groups, tell the selector what passed."""
     ids, seed = prompts.take(n, exclude)
-    sampler = Sampler(model, run.tokenizer, run.config, run.problems, scorer, version, record_logps)
+    sampler = RolloutSampler(
+        model, run.tokenizer, run.config, run.problems, scorer, version, record_logps
+    )
     groups = run.rollouts(sampler, ids, seed=seed)
     prompts.observe(groups)
     return groups
