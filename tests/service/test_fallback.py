@@ -7,19 +7,11 @@ import math
 import pytest
 
 from execrl.problems.models import StdioTest, TestGroup
+from execrl.rl.monitor import RewardSummary, StepCounts, StepMonitor, exposure
 from execrl.sandbox.limits import ExecutionOptions, Limits
 from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, Timing
-from execrl.service.fallback import (
-    CAP_DETAIL,
-    RewardSummary,
-    StepCounts,
-    StepMonitor,
-    apply_fallback,
-    exposure,
-    merge_retry,
-    unresolved_request,
-)
+from execrl.service.fallback import CAP_DETAIL, apply_fallback, merge_retry, unresolved_request
 
 LIMITS = Limits(cpu_time_s=2.0)
 

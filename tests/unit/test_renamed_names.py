@@ -14,6 +14,11 @@ RENAMED = [
     ("execrl.evaluate.sampling", "Sampler", "execrl.sandbox.protocol", "CompletionSampler"),
     ("execrl.evaluate", "run_campaign", "execrl.evaluate.campaign", "run_eval_campaign"),
     ("execrl.evaluate.campaign", "run_campaign", "execrl.evaluate.campaign", "run_eval_campaign"),
+    # the step monitor moved from the service's fallback policy to the trainer
+    *[
+        ("execrl.service.fallback", name, "execrl.rl.monitor", name)
+        for name in ("StepMonitor", "StepReport", "StepCounts", "RewardSummary", "exposure")
+    ],
 ]
 
 

@@ -29,9 +29,9 @@ from execrl.rl.scorers import Scores
 torch = pytest.importorskip("torch")
 
 from execrl.rl.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
+from execrl.rl.monitor import StepMonitor  # noqa: E402
 from execrl.rl.state import STATE_FORMAT, PromptDraws, TrainState, seed_everything  # noqa: E402
 from execrl.rl.train import Run, train_step  # noqa: E402
-from execrl.service.fallback import StepMonitor  # noqa: E402
 
 PROBLEMS = ["a", "b", "c", "d"]
 TIMES = ("rollout_s", "update_s")

@@ -3,6 +3,6 @@ rollout generation with local models (``generation``), prompt selection and dyna
 (``curriculum``), and the reference trainer (``train``: the run, the step from one
 ``state.TrainState`` to the next, and the loop, calling ``config``, ``policy``, ``prompts``,
 ``rollouts``, ``scorers``, ``update``, ``logprobs``, ``rollout_worker``, ``checkpoint``,
-``runs``, ``step_log`` and ``evaluation``; its report in ``train_report``). torch and
-transformers load on first use (``generation.train_stack``): install them with
+``runs``, ``step_log``, ``monitor`` and ``evaluation``; its report in ``train_report``).
+torch and transformers load on first use (``generation.train_stack``): install them with
 ``make train-setup``."""

@@ -23,9 +23,9 @@ import numpy as np
 
 from execrl.errors import ExecrlError
 from execrl.rl.generation import train_stack
+from execrl.rl.monitor import StepMonitor
 from execrl.rl.prompts import PromptSelector
 from execrl.rl.rollouts import ScoredGroup
-from execrl.service.fallback import StepMonitor
 
 STATE_FORMAT = "execrl-train-state/2"
 """The version of :meth:`TrainState.to_dict`'s layout (``trainer_state.pt``)."""

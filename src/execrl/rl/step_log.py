@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from execrl.rl.advantages import zero_advantage_rate
+from execrl.rl.monitor import StepMonitor
 from execrl.rl.rollouts import ScoredGroup
-from execrl.service.fallback import StepMonitor
 
 
 @dataclass(frozen=True)
