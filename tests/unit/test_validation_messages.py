@@ -22,7 +22,7 @@ from execrl.errors import (
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "execrl"
 
-PENDING = {"rl/config.py"}
+PENDING: set[str] = set()
 """Modules that still read pydantic's error dicts themselves (their owners move them to
 describe_validation_error / validation_issues; then they leave this set)."""
 

@@ -28,7 +28,7 @@ from pydantic import (
 )
 
 from execrl.envs.presets import validate_env_spec
-from execrl.errors import ConfigError, ExecrlError, UsageError
+from execrl.errors import ConfigError, ExecrlError, UsageError, describe_validation_error
 from execrl.rewards.compositions import reward as reward_fn
 from execrl.rewards.dense import DenseRewardConfig
 from execrl.rewards.solver.rewards import solver_reward_config
@@ -349,16 +349,11 @@ Model = TypeVar("Model", bound=BaseModel)
 
 
 def validated(model: type[Model], data: dict[str, Any]) -> Model:
-    """``data`` as ``model``; the first mistake as one ConfigError naming the setting."""
+    """``data`` as ``model``; its mistakes as one ConfigError naming each setting."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "config"
-        message = str(first["msg"]).removeprefix("Value error, ")
-        got = first.get("input")
-        shown = "" if isinstance(got, dict | list) or not first["loc"] else f" (got {got!r})"
-        raise ConfigError(f"training config: {where}: {message}{shown}") from None
+        raise ConfigError(f"training config: {describe_validation_error(exc)}") from None
 
 
 def load_config(
