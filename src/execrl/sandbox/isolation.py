@@ -306,9 +306,9 @@ def _enables_memory(directory: Path) -> bool:
 
 def zygote_script() -> str:
     """The zygote's launcher, ``zygote/launch.py``: run as a script (``python -I -S
-    launch.py CONFIG``), it loads the package's modules as ``_zygote.*`` by ``compile()``
-    (their syntax trees freed at once, no bytecode cache read or written) and calls
-    ``main``. See ``execrl.sandbox.zygote``."""
+    launch.py CONFIG``), it loads the package's modules as ``_zygote.*`` (compiled without a
+    bytecode cache; a counted zygote has a child of its own compile them) and calls ``main``.
+    See ``execrl.sandbox.zygote``."""
     return str(Path(__file__).with_name("zygote") / "launch.py")
 
 
