@@ -63,15 +63,15 @@ def read_exactly(fd: int, n: int) -> bytearray:
     """``n`` bytes into one buffer of that size, however they arrive."""
     import os
 
-    buffer = bytearray(n)
-    view, got = memoryview(buffer), 0
-    while got < n:
-        k = os.readv(fd, [view[got:]])
-        if not k:
-            raise EOFError("the zygote's compiling child ended early")
-        got += k
-    view.release()
+    buffer, got = bytearray(n), 0
+    with memoryview(buffer) as view:
+        while got < n:
+            got += os.readv(fd, [view[got:]]) or ended_early()
     return buffer
+
+
+def ended_early() -> int:
+    raise EOFError("the zygote's compiling child ended early")
 
 
 if __name__ == "__main__":
