@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from execrl import __version__
 from execrl.cli import build as build_cmd
 from execrl.cli import eval as eval_cmd
+from execrl.cli import languages as languages_cmd
 from execrl.cli import metrics as metrics_cmd
 from execrl.cli import problems as problems_cmd
 from execrl.cli import report as report_cmd
@@ -60,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     eval_cmd.register(commands)
     report_cmd.register(commands)
     serve_cmd.register(commands)
+    languages_cmd.register(commands)
     set_flag_tables(parser)
     return parser
 
