@@ -140,7 +140,7 @@ class Language:
 
 
 _SF = "https://github.com/bytedance/SandboxFusion/blob/main/sandbox/runners/major.py"
-_CF = "https://codeforces.com/blog/entry/79 (Codeforces' compilers and their flags)"
+_CF = "the flags Codeforces and ICPC judges use: -O2, the GNU dialect, ONLINE_JUDGE defined"
 _COMPILED_RUN = ("./{binary}",)
 _BUILD_C_LIKE = ("{flags}", "{source}", "-o", "{binary}", "{libraries}")
 
