@@ -69,7 +69,9 @@ def test_the_names_other_systems_use():
     assert by_sandboxfusion_name("cobol") is None
     assert by_codecontests(2) is by_codecontests("CPP") is LANGUAGES["cpp"]
     assert by_codecontests(3) is LANGUAGES["python"] and by_codecontests(4) is LANGUAGES["java"]
-    assert by_codecontests(1) is None  # Python 2 is not run
+    assert by_codecontests(1) is by_codecontests("PYTHON") is LANGUAGES["python2"]
+    assert language("C++") is language("cxx") is LANGUAGES["cpp"]
+    assert language("Python3") is LANGUAGES["python"] and language("golang") is LANGUAGES["go"]
     for ext in (".cpp", ".cc", ".cxx", ".c++", ".C", "cc"):
         assert by_extension(ext) is LANGUAGES["cpp"], ext
     assert by_extension(".c") is LANGUAGES["c"] and by_extension(".rs") is LANGUAGES["rust"]
@@ -82,7 +84,7 @@ def test_one_lookup_takes_every_kind_of_name():
     assert language(".java") is language(4) is LANGUAGES["java"]
 
 
-@pytest.mark.parametrize("unknown", ["cobol", ".xyz", 1, 99])
+@pytest.mark.parametrize("unknown", ["cobol", ".xyz", 0, 99])
 def test_an_unknown_language_lists_the_known_names(unknown):
     with pytest.raises(UsageError) as caught:
         language(unknown)

@@ -20,6 +20,7 @@ come next (issue 31); this module runs nothing in the sandbox.
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
 import sys
@@ -100,6 +101,9 @@ class Language:
     kattis_extensions: tuple[str, ...] = ()
     """File extensions Kattis/problemtools read as this language, with the dot; case
     matters (``.C`` is C++, ``.c`` is C)."""
+    aliases: tuple[str, ...] = ()
+    """Other names people write for it (``c++``, ``python3``, ``golang``), matched without
+    regard to case."""
 
     @property
     def compiled(self) -> bool:
@@ -142,6 +146,20 @@ class Language:
 _SF = "https://github.com/bytedance/SandboxFusion/blob/main/sandbox/runners/major.py"
 _CF = "the flags Codeforces and ICPC judges use: -O2, the GNU dialect, ONLINE_JUDGE defined"
 _COMPILED_RUN = ("./{binary}",)
+
+
+def _python2() -> str:
+    """Python 2's interpreter: ``$EXECRL_PYTHON2``, else ``python2`` on PATH, else the newest
+    pyenv 2.7 (CodeContests' Python 2 solutions need one; Debian 12 ships none)."""
+    if os.environ.get("EXECRL_PYTHON2"):
+        return os.environ["EXECRL_PYTHON2"]
+    found = sorted(Path.home().glob(".pyenv/versions/2.7*/bin/python2.7"))
+    if found:  # (pyenv's shim on PATH runs only where a .python-version selects 2.7)
+        return str(found[-1])
+    return shutil.which("python2") or "python2"
+
+
+PYTHON2 = _python2()
 _BUILD_C_LIKE = ("{flags}", "{source}", "-o", "{binary}", "{libraries}")
 
 LANGUAGES: dict[str, Language] = {
@@ -149,6 +167,7 @@ LANGUAGES: dict[str, Language] = {
     for language in (
         Language(
             name="python",
+            aliases=("python3", "py", "py3", "cpython"),
             title=f"Python {sys.version_info.major}.{sys.version_info.minor} (CPython)",
             source_file="main.py",
             compile=None,
@@ -166,7 +185,22 @@ LANGUAGES: dict[str, Language] = {
             kattis_extensions=(".py", ".py3"),
         ),
         Language(
+            name="python2",
+            aliases=("py2", "python2.7"),
+            title="Python 2.7 (CPython)",
+            source_file="main.py",
+            compile=None,
+            run=(PYTHON2, "{flags}", "{source}"),
+            version=(PYTHON2, "--version"),
+            test_program="import sys\nsys.stdout.write(sys.stdin.read())\n",
+            debian_package="python2 (not in Debian 12: pyenv install 2.7.18)",
+            # SandboxFusion has no Python 2; CodeContests' enum 1 (PYTHON) is Python 2.
+            profiles=(Profile("judge", source=_CF), Profile("sandboxfusion")),
+            codecontests=(1,),
+        ),
+        Language(
             name="pypy",
+            aliases=("pypy3",),
             title="Python 3 (PyPy)",
             source_file="main.py",
             compile=None,
@@ -179,6 +213,7 @@ LANGUAGES: dict[str, Language] = {
         ),
         Language(
             name="c",
+            aliases=("gcc", "c11"),
             title="C (gcc, GNU11)",
             source_file="main.c",
             compile=("gcc", *_BUILD_C_LIKE),
@@ -198,6 +233,7 @@ LANGUAGES: dict[str, Language] = {
         ),
         Language(
             name="cpp",
+            aliases=("c++", "cxx", "cc", "gnu++17", "g++"),
             title="C++ (g++, GNU++17)",
             source_file="main.cpp",
             compile=("g++", *_BUILD_C_LIKE),
@@ -219,6 +255,7 @@ LANGUAGES: dict[str, Language] = {
         ),
         Language(
             name="java",
+            aliases=("java17", "openjdk"),
             title="Java (OpenJDK)",
             source_file="Main.java",
             compile=("javac", "{flags}", "-d", ".", "{source}"),
@@ -250,6 +287,7 @@ LANGUAGES: dict[str, Language] = {
         ),
         Language(
             name="rust",
+            aliases=("rs", "rustc"),
             title="Rust (rustc)",
             source_file="main.rs",
             compile=("rustc", "{flags}", "{source}", "-o", "{binary}"),
@@ -270,6 +308,7 @@ LANGUAGES: dict[str, Language] = {
         ),
         Language(
             name="go",
+            aliases=("golang",),
             title="Go (gc)",
             source_file="main.go",
             compile=("go", "build", "{flags}", "-o", "{binary}", "{source}"),
@@ -290,6 +329,7 @@ LANGUAGES: dict[str, Language] = {
         ),
         Language(
             name="javascript",
+            aliases=("node", "nodejs", "js"),
             title="JavaScript (Node.js)",
             source_file="main.js",
             compile=None,
@@ -316,14 +356,22 @@ def by_sandboxfusion_name(name: str) -> Language | None:
 
 
 def by_codecontests(value: int | str) -> Language | None:
-    """The language of CodeContests' enum value (``2`` or ``"CPP"``), or None (Python 2,
-    ``1``, is not run)."""
+    """The language of CodeContests' enum value (``2`` or ``"CPP"``; ``1`` is Python 2), or
+    None."""
     if isinstance(value, str):
         number = {v: k for k, v in CODECONTESTS_NAMES.items()}.get(value.upper())
         if number is None:
             return None
         value = number
     return next((lang for lang in LANGUAGES.values() if value in lang.codecontests), None)
+
+
+def _by_alias(name: str) -> Language | None:
+    folded = name.strip().lower()
+    for lang in LANGUAGES.values():
+        if folded == lang.name or folded in lang.aliases:
+            return lang
+    return None
 
 
 def by_extension(extension: str) -> Language | None:
@@ -338,6 +386,8 @@ def language(name: str | int) -> Language:
     for anything else."""
     if isinstance(name, str) and name in LANGUAGES:
         return LANGUAGES[name]
+    if isinstance(name, str) and (alias := _by_alias(name)) is not None:
+        return alias
     if isinstance(name, int):
         found = by_codecontests(name)
     elif name.startswith("."):
