@@ -40,6 +40,7 @@ FAILURES = frozenset({
     Status.MEMORY_LIMIT,
     Status.OUTPUT_LIMIT,
     Status.COMPILE_ERROR,
+    Status.COMPILE_TIMEOUT,
 })  # fmt: skip
 """What spec §9 calls "raise or answer wrong": every failing verdict but the timeout."""
 

@@ -59,6 +59,7 @@ STATUS_WORDS = {
     Status.MEMORY_LIMIT: "memory limit exceeded",
     Status.OUTPUT_LIMIT: "output limit exceeded",
     Status.COMPILE_ERROR: "compile error",
+    Status.COMPILE_TIMEOUT: "compilation took too long",
     Status.INCONCLUSIVE: "could not be run (a sandbox failure, not your program)",
 }
 

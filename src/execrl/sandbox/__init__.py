@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pydantic import ValidationError
 
 from execrl.errors import UsageError, deprecated_names, describe_validation_error
+from execrl.sandbox.builds import BuildInfo, BuildOptions
 from execrl.sandbox.compare import outputs_match, values_match
 from execrl.sandbox.executor_source import default_executor
 from execrl.sandbox.forkserver import SandboxCrashed, SandboxUnavailable
@@ -34,8 +35,18 @@ from execrl.sandbox.records import (
 )
 
 
-def run(program: str, tests: list, limits: Limits | None = None, **options) -> ExecutionRecord:
-    """Run ``program`` on ``tests`` in a fresh one-worker sandbox and return its record.
+def run(
+    program: str,
+    tests: list,
+    limits: Limits | None = None,
+    *,
+    language: str = "python",
+    build: BuildOptions | None = None,
+    **options,
+) -> ExecutionRecord:
+    """Run ``program`` (in ``language``: ``python``, ``cpp``, ``java``, ... see
+    ``execrl languages``) on ``tests`` in a fresh one-worker sandbox and return its record.
+    A compiled language is built once in the sandbox (``build``: profile, flags, limits).
 
     ``options`` are ExecutionOptions fields (``repeats``, ``timing``, ...). For many programs,
     keep a ``LocalExecutor`` open instead: starting a sandbox takes ~0.1 s. A mistake in the
@@ -55,6 +66,8 @@ def run(program: str, tests: list, limits: Limits | None = None, **options) -> E
             tests=list(tests),
             limits=limits if limits is not None else Limits(),
             options=ExecutionOptions(**options),
+            language=language,
+            build=build or BuildOptions(),
         )
     except ValidationError as exc:
         raise UsageError(f"execrl.run: {describe_validation_error(exc)}") from None
@@ -65,6 +78,8 @@ def run(program: str, tests: list, limits: Limits | None = None, **options) -> E
 __getattr__ = deprecated_names(__name__, {"Policy": ("execrl.sandbox.protocol", "ChatPolicy")})
 
 __all__ = [
+    "BuildInfo",
+    "BuildOptions",
     "ChatPolicy",
     "CompletionSampler",
     "Conversation",

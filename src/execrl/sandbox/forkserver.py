@@ -20,6 +20,7 @@ from pathlib import Path
 
 from execrl.errors import ExecutionError
 from execrl.sandbox import counting
+from execrl.sandbox.builds import sandbox_folders
 from execrl.sandbox.counting import Counters
 from execrl.sandbox.isolation import (
     SandboxConfig,
@@ -57,6 +58,10 @@ class RawRun:
     result: bytes = b""
     outputs_differ: bool = False
     compile_error: str | None = None
+    fetched: dict[str, bytes] = field(default_factory=dict)
+    """Files read back from the working directory after the first run (a test's ``fetch``)."""
+    fetched_sizes: dict[str, int] = field(default_factory=dict)
+    """Every matching file's size (-1: past ``fetch_max_bytes``, not read back)."""
     streams: list[tuple[bytes, bytes, bytes]] = field(default_factory=list)
     """Every repeat's (stdout, stderr, result); ``stdout``/``stderr``/``result`` above are the
     first repeat's."""
@@ -134,6 +139,7 @@ class ForkServer:
             "shm_mb": self.config.shm_mb,
             "readonly_paths": [
                 *python_paths(),
+                *sandbox_folders(),
                 *self.config.readonly_paths,
                 *self.config.extra_site_paths,
             ],
@@ -374,7 +380,7 @@ class ForkServer:
     # -- requests ----------------------------------------------------------------------------
     def run(
         self,
-        code: str,
+        code: str | bytes,
         test: dict,
         stdin: bytes,
         limits: Limits,
@@ -382,6 +388,7 @@ class ForkServer:
         secret: bytes | None = None,
         *,
         raw_counts: bool = False,
+        address_space: str = "python",
     ) -> RawRun:
         """Run ``code`` on one test. ``secret`` (an assert test's code) reaches only the trusted
         checker process. Raises SandboxCrashed (and restarts) if the server dies. On a counted
@@ -392,6 +399,8 @@ class ForkServer:
             self.start()
         # The zygote gets the wall-clock limit written out (the default rule lives in Limits).
         wire_limits = limits.resolved().model_dump()
+        # (zygote.server.address_space_bytes; a native test's spec names its runtime's)
+        wire_limits["address_space"] = test.get("address_space", address_space)
         self._request_id += 1
         request_id = self._request_id
         header = {
@@ -401,7 +410,8 @@ class ForkServer:
             "limits": wire_limits,
             "repeats": repeats,
         }
-        payloads = [code.encode("utf-8", "surrogateescape"), stdin]
+        program = code if isinstance(code, bytes) else code.encode("utf-8", "surrogateescape")
+        payloads = [program, stdin]
         if secret is not None:
             header["secret_last"] = True
             payloads.append(secret)
@@ -423,6 +433,11 @@ class ForkServer:
         for run in reply["runs"][1:]:  # a later repeat's streams travel only if they differ
             own = run.pop("own_streams", False)
             streams.append((next(rest), next(rest), next(rest)) if own else streams[0])
+        fetched, sizes = {}, {}
+        for name, size in reply.get("fetched", []):  # (after every stream)
+            sizes[name] = size
+            if size >= 0:
+                fetched[name] = bytes(next(rest))
         if self.counting:
             harness = None if raw_counts else self.harness.get(test["kind"])
             if harness is not None and test["kind"] == "assert":
@@ -431,7 +446,9 @@ class ForkServer:
                 )
             for run in reply["runs"]:
                 counting.attach_counters(run, harness)
-        return RawRun(reply["runs"], stdout, stderr, result, reply["outputs_differ"], None, streams)
+        raw = RawRun(reply["runs"], stdout, stderr, result, reply["outputs_differ"], None, streams)
+        raw.fetched, raw.fetched_sizes = fetched, sizes
+        return raw
 
     def _read_reply(
         self, timeout_s: float, request_id: int | None = None

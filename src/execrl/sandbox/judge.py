@@ -24,9 +24,10 @@ import statistics
 from typing import Any
 
 from execrl.problems.models import AssertTest, CallTest, Checker, StdioTest, TestCase
-from execrl.sandbox import counting
+from execrl.sandbox import builds, counting
 from execrl.sandbox.compare import iter_tokens, outputs_match
 from execrl.sandbox.forkserver import ForkServer, RawRun, SandboxCrashed
+from execrl.sandbox.languages import LANGUAGES
 from execrl.sandbox.limits import ExecutionOptions, Limits
 from execrl.sandbox.protocol import Captured, ExecutionRequest
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, Timing, program_sha256
@@ -58,12 +59,18 @@ def run_request(
     when the options say so). ``counter`` is the same worker's counted fork server when the
     request's timing is an instruction count, else None; ``backend`` names the executor."""
     results = []
+    prepared = prepare_program(server, request)
     for test in request.tests:
-        result = run_test(server, request, test, counter)
+        if prepared is not None and prepared.job is None:
+            result = build_failure(test, prepared.info)
+        else:
+            result = run_test(server, request, test, counter, prepared)
         results.append(result)
         if request.options.stop_at_first_failure and not result.passed:
             break
     return ExecutionRecord(
+        language=request.language,
+        build=prepared.info if prepared is not None else None,
         problem_id=request.problem_id,
         program_sha256=program_sha256(request.program),
         program_name=request.program_name,
@@ -75,25 +82,90 @@ def run_request(
     )
 
 
+def prepare_program(server: ForkServer, request: ExecutionRequest) -> builds.Prepared | None:
+    """A program of another language than the zygote's Python, built (or taken from the
+    build cache) once for all its tests; None for a Python program (the fork path)."""
+    if request.language == "python":
+        return None
+    lang = LANGUAGES[request.language]
+    return builds.prepare(
+        server, lang, request.program, request.build, memory_mb=request.limits.memory_mb
+    )
+
+
+def build_failure(test: TestCase, info: builds.BuildInfo) -> TestResult:
+    """A test of a program that did not build: the build's verdict (a missing toolchain is
+    inconclusive, never the program's fault)."""
+    status = {
+        "compile_error": Status.COMPILE_ERROR,
+        "compile_timeout": Status.COMPILE_TIMEOUT,
+    }.get(info.status, Status.INCONCLUSIVE)
+    return TestResult(test_id=test.id, status=status, detail=_short(info.detail))
+
+
+def native_limits(request: ExecutionRequest) -> Limits:
+    """The request's limits, with the processes its runtime needs (the JVM's threads)."""
+    needed = LANGUAGES[request.language].processes
+    if request.limits.max_processes >= needed:
+        return request.limits
+    return request.limits.model_copy(update={"max_processes": needed})
+
+
+_OUT_OF_MEMORY = (
+    "std::bad_alloc",  # C++
+    "java.lang.OutOfMemoryError",  # the JVM
+    "memory allocation of",  # Rust: "memory allocation of N bytes failed"
+    "runtime: out of memory",  # Go
+    "JavaScript heap out of memory",  # V8
+    "MemoryError",  # PyPy, Python 2
+)
+
+
 def run_test(
-    server: ForkServer, request: ExecutionRequest, test: TestCase, counter: ForkServer | None
+    server: ForkServer,
+    request: ExecutionRequest,
+    test: TestCase,
+    counter: ForkServer | None,
+    prepared: builds.Prepared | None = None,
 ) -> TestResult:
     """One test of ``request``: run (with its repeats), judged, validated, held to the
-    intended limit, and counted on ``counter`` when it passed and there is one."""
+    intended limit, and counted on ``counter`` when it passed and there is one. A program of
+    another language runs as ``prepared``'s job on the native runner."""
     spec, stdin, secret = _wire_test(test, request.starter_code, request.prelude)
-    program = request.program
-    if request.stdin_as_function and isinstance(test, StdioTest):
+    program: str | bytes = request.program
+    limits = request.limits
+    if prepared is not None and prepared.job is not None:
+        program, limits = prepared.job, native_limits(request)
+        spec = {**spec, "runner": "native"}
+        spec["address_space"] = LANGUAGES[request.language].address_space
+    elif request.stdin_as_function and isinstance(test, StdioTest):
         program = _wrapped_stdin_program(program)
     wired = (program, spec, stdin, secret)
-    raw, failure = _run_retried(server, wired, request.limits, request.options.repeats)
+    raw, failure = _run_retried(server, wired, limits, request.options.repeats)
     if raw is None:
         return TestResult(test_id=test.id, status=Status.INCONCLUSIVE, detail=_short(failure))
+    if prepared is not None:
+        _flag_runtime_out_of_memory(raw)
     result = judge(test, raw, request.checker, request.limits)
     result = _validated(server, request, test, raw, result)
     result = apply_intended_limit(result, request.options)
     if result.passed and counter is not None:
+        if prepared is not None:
+            return _uncounted(
+                result, f"instruction counts of {request.language} programs are not measured"
+            )
         result = _counted(server, counter, request, test, wired, result)
     return result
+
+
+def _flag_runtime_out_of_memory(raw: RawRun) -> None:
+    """A runtime's own out-of-memory report (a failed run whose stderr names it) is the
+    memory limit, as Python's MemoryError is."""
+    stderr = raw.stderr[-4096:].decode("utf-8", "replace")
+    for run in raw.runs:
+        failed = run.get("exit_code") not in (0, None) or run.get("signal") is not None
+        if failed and any(marker in stderr for marker in _OUT_OF_MEMORY):
+            run["memory_error"] = True
 
 
 def _run_retried(
@@ -278,6 +350,8 @@ def _status(
     hit = _limit_hit(first, limits)
     if hit is not None:
         return Status.TIMEOUT, _with_stderr(_limit_detail(hit, limits), stderr)
+    if first.get("memory_error") and first["signal"] is not None:  # (a runtime's abort)
+        return Status.MEMORY_LIMIT, _memory_detail(stderr)
     if first["signal"] is not None:
         sig = first["signal"]
         if sig == signal.SIGXFSZ:
@@ -301,7 +375,10 @@ def _status(
 
 def _memory_detail(stderr: str) -> str:
     last = _last_line(stderr)
-    return last if "MemoryError" in last else "MemoryError"
+    if "MemoryError" in last:
+        return last
+    said = next((m for m in _OUT_OF_MEMORY if m in stderr), None)
+    return f"out of memory ({said})" if said else "MemoryError"
 
 
 def _judge_call(test: CallTest, channel: bytes) -> tuple[Status, str]:

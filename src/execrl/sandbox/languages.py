@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -33,9 +34,10 @@ from execrl.errors import UsageError
 
 PROFILES = ("judge", "sandboxfusion")
 """The flag profiles every row has; ``judge`` is the default."""
-PLACEHOLDERS = frozenset({"source", "binary", "flags", "libraries", "runtime_flags"})
+PLACEHOLDERS = frozenset({"source", "binary", "flags", "libraries", "runtime_flags", "memory_mb"})
 """The names a template may hold in braces."""
 _LISTS = ("{flags}", "{libraries}", "{runtime_flags}")
+_JAVA_PUBLIC_CLASS = re.compile(r"^\s*public\s+(?:final\s+|abstract\s+)*class\s+(\w+)", re.M)
 PROBE_TIMEOUT_S = 60.0
 """How long one step of :func:`probe` (build, run, version) may take: javac and rustc take
 seconds on a cold machine."""
@@ -104,6 +106,18 @@ class Language:
     aliases: tuple[str, ...] = ()
     """Other names people write for it (``c++``, ``python3``, ``golang``), matched without
     regard to case."""
+    outputs: tuple[str, ...] = ("{binary}",)
+    """What a build leaves that the run needs: names, or ``*suffix`` patterns (Java's
+    ``*.class``), in the build's directory."""
+    address_space: str = "native"
+    """How the run's memory is bounded besides the memory cgroup: ``native`` (RLIMIT_AS at
+    the limit plus 64 MiB) or ``none`` for runtimes that reserve far more address space than
+    they use (the JVM, Go, V8): the cgroup and their heap flags bound them."""
+    build_address_space: str = "native"
+    """The same for the build (rustc, javac and go reserve address space too)."""
+    processes: int = 0
+    """The fewest processes and threads a run needs (the JVM starts ~20 threads); the
+    request's ``max_processes`` is raised to it."""
 
     @property
     def compiled(self) -> bool:
@@ -114,30 +128,47 @@ class Language:
         """The program that must be installed: the compiler, else the interpreter."""
         return (self.compile or self.run)[0]
 
+    def source_file_for(self, source: str) -> str:
+        """The file ``source`` is written to: :attr:`source_file`, except for a Java program
+        whose public class has another name (javac requires ``Solution.java`` for ``public
+        class Solution``; Kattis, like javac, takes the class from the file)."""
+        if self.name != "java":
+            return self.source_file
+        match = _JAVA_PUBLIC_CLASS.search(source)
+        return f"{match.group(1)}.java" if match else self.source_file
+
     def profile(self, name: str = "judge") -> Profile:
         for profile in self.profiles:
             if profile.name == name:
                 return profile
         raise UsageError(f"unknown `profile` {name!r}; known: {', '.join(PROFILES)}")
 
-    def commands(self, profile: str = "judge", flags: Sequence[str] = ()) -> Commands:
+    def commands(
+        self,
+        profile: str = "judge",
+        flags: Sequence[str] = (),
+        memory_mb: int = 256,
+        source_file: str | None = None,
+    ) -> Commands:
         """The build and run argv under ``profile``, the user's ``flags`` after the
-        profile's."""
+        profile's; ``{memory_mb}`` (a heap flag) is the run's memory limit; ``source_file``
+        another name for the source (a Java program's public class decides its file)."""
         chosen = self.profile(profile)
         lists = {
             "{flags}": (*chosen.flags, *flags),
             "{libraries}": chosen.libraries,
             "{runtime_flags}": chosen.runtime_flags,
         }
-        names = {"source": self.source_file, "binary": Path(self.source_file).stem}
+        source = source_file or self.source_file
+        names = {"source": source, "binary": Path(source).stem}
 
         def fill(template: tuple[str, ...]) -> tuple[str, ...]:
             out: list[str] = []
             for part in template:
                 if part in _LISTS:
-                    out += lists[part]
+                    out += [p.replace("{memory_mb}", str(memory_mb)) for p in lists[part]]
                 else:
-                    out.append(part.format(**names))
+                    out.append(part.format(memory_mb=memory_mb, **names))
             return tuple(out)
 
         return Commands(self.compile and fill(self.compile), fill(self.run))
@@ -274,13 +305,22 @@ LANGUAGES: dict[str, Language] = {
                 Profile(
                     "judge",
                     ("-encoding", "UTF-8"),
-                    runtime_flags=("-Xss64m", "-DONLINE_JUDGE=true"),
+                    runtime_flags=(
+                        "-Xss64m",
+                        "-Xmx{memory_mb}m",
+                        "-XX:+UseSerialGC",
+                        "-DONLINE_JUDGE=true",
+                    ),
                     source=_CF,
                 ),
                 # run_java: `javac -cp .:javatuples-1.2.jar Main.java`, then
                 # `java -cp .:javatuples-1.2.jar -ea Main` (the jar is SandboxFusion's own).
                 Profile("sandboxfusion", runtime_flags=("-ea",), source=_SF),
             ),
+            outputs=("*.class",),
+            address_space="none",
+            build_address_space="none",
+            processes=64,
             sandboxfusion=("java",),
             codecontests=(4,),
             kattis_extensions=(".java",),
@@ -303,6 +343,7 @@ LANGUAGES: dict[str, Language] = {
                 # run_rust: `rustc {file} -o test` (no -O; edition 2015, rustc's default).
                 Profile("sandboxfusion", source=_SF),
             ),
+            build_address_space="none",
             sandboxfusion=("rust",),
             kattis_extensions=(".rs",),
         ),
@@ -324,6 +365,9 @@ LANGUAGES: dict[str, Language] = {
                 # run_go: `go build -o out {file}` (with its runtime/go module files).
                 Profile("sandboxfusion", source=_SF),
             ),
+            address_space="none",
+            build_address_space="none",
+            processes=64,
             sandboxfusion=("go",),
             kattis_extensions=(".go",),
         ),
@@ -338,10 +382,12 @@ LANGUAGES: dict[str, Language] = {
             test_program="process.stdin.pipe(process.stdout);\n",
             debian_package="nodejs",
             profiles=(
-                Profile("judge", source=_CF),
+                Profile("judge", ("--max-old-space-size={memory_mb}",), source=_CF),
                 # run_nodejs: `node {file}` (with its node_modules linked in).
                 Profile("sandboxfusion", source=_SF),
             ),
+            address_space="none",
+            processes=32,
             sandboxfusion=("nodejs", "js"),
             kattis_extensions=(".js",),
         ),

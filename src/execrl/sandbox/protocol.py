@@ -26,10 +26,12 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from execrl.errors import deprecated_names
 from execrl.problems.models import Checker, TestCase
+from execrl.sandbox.builds import BuildOptions
+from execrl.sandbox.languages import language as _language
 from execrl.sandbox.limits import ExecutionOptions, Limits
 
 Message = dict[str, str]
@@ -60,10 +62,37 @@ class ExecutionRequest(BaseModel):
     """Trusted code run before the program in call and assert tests, and before the test code
     in the checker (LeetCodeDataset's imports and ListNode/TreeNode helpers, MBPP's
     ``test_setup_code``). Instances of the classes it defines can cross between the two."""
+    language: str = "python"
+    """The program's language: execrl's name or any name the language table knows
+    (``cpp``, ``c++``, ``java``, a SandboxFusion or CodeContests name); stored canonical.
+    Call and assert tests run Python programs only."""
+    build: BuildOptions = Field(default_factory=BuildOptions)
+    """How a program of a compiled language is built (profile, flags, compile limits)."""
     stdin_as_function: bool = False
     """Run stdio programs as the body of a function, as the APPS/TACO harness does (a
     top-level ``return`` then ends the program); see ``execrl.sandbox.wrapping``. The record
     keeps the hash of the program as given."""
+
+    @field_validator("language", mode="before")
+    @classmethod
+    def _canonical_language(cls, value: object) -> str:
+        from execrl.errors import UsageError
+
+        try:
+            return _language(value).name  # type: ignore[arg-type]
+        except (UsageError, AttributeError, TypeError) as exc:
+            raise ValueError(str(exc)) from None
+
+    @model_validator(mode="after")
+    def _python_only_tests(self) -> ExecutionRequest:
+        if self.language != "python":
+            kinds = sorted({t.kind for t in self.tests if t.kind != "stdio"})
+            if kinds:
+                raise ValueError(
+                    f"{' and '.join(kinds)} tests call a Python program's functions; a "
+                    f"{self.language} program is judged on stdin/stdout tests only"
+                )
+        return self
 
     @classmethod
     def of(
@@ -75,6 +104,8 @@ class ExecutionRequest(BaseModel):
         checker: Checker | None = None,
         options: ExecutionOptions | None = None,
         problem_id: str = "",
+        language: str = "python",
+        build: BuildOptions | None = None,
     ) -> ExecutionRequest:
         """The request ``Executor.run`` makes of its arguments (defaults for what is None)."""
         return cls(
@@ -84,6 +115,8 @@ class ExecutionRequest(BaseModel):
             limits=limits or Limits(),
             options=options or ExecutionOptions(),
             problem_id=problem_id,
+            language=language,
+            build=build or BuildOptions(),
         )
 
     @classmethod
@@ -96,6 +129,8 @@ class ExecutionRequest(BaseModel):
         options: ExecutionOptions | None = None,
         limits: Limits | None = None,
         program_name: str = "",
+        language: str = "python",
+        build: BuildOptions | None = None,
     ) -> ExecutionRequest:
         """A request with the problem's tests, checker and limits: the problem's time limit
         is the CPU-time limit (the wall-clock limit follows Limits' default rule)."""
@@ -110,6 +145,8 @@ class ExecutionRequest(BaseModel):
             starter_code=problem.starter_code,
             prelude=problem.prelude,
             stdin_as_function=problem.stdin_as_function,
+            language=language,
+            build=build or BuildOptions(),
         )
 
 
@@ -153,11 +190,20 @@ class Executor(Protocol):
         checker: Checker | None = None,
         options: ExecutionOptions | None = None,
         problem_id: str = "",
+        language: str = "python",
+        build: BuildOptions | None = None,
     ) -> ExecutionRecord:
-        """The common case: one program on ``tests`` (a backend that subclasses ``Executor``
-        inherits this)."""
+        """The common case: one program (in ``language``) on ``tests`` (a backend that
+        subclasses ``Executor`` inherits this)."""
         request = ExecutionRequest.of(
-            program, tests, limits, checker=checker, options=options, problem_id=problem_id
+            program,
+            tests,
+            limits,
+            checker=checker,
+            options=options,
+            problem_id=problem_id,
+            language=language,
+            build=build,
         )
         return self.execute(request)
 

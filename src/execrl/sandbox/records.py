@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from execrl.errors import DataError, LoaderError, OutputError, describe_validation_error
 from execrl.results import read_rows
+from execrl.sandbox.builds import BuildInfo
 from execrl.sandbox.limits import Limits
 
 
@@ -46,6 +47,8 @@ class Status(StrEnum):
     MEMORY_LIMIT = "memory_limit"
     OUTPUT_LIMIT = "output_limit"
     COMPILE_ERROR = "compile_error"
+    COMPILE_TIMEOUT = "compile_timeout"
+    """The build of a compiled language ran past its compile limits (``BuildOptions``)."""
     INCONCLUSIVE = "inconclusive"
 
 
@@ -143,6 +146,11 @@ class ExecutionRecord(BaseModel):
     """Which duration rewards should use: ``cpu``, ``wall``, ``instructions`` or
     ``cycles_estimate`` (``TestResult.duration_s`` gives each in its unit)."""
     limits: Limits | None = None
+    language: str = "python"
+    """The program's language (execrl's name, ``execrl.sandbox.languages``)."""
+    build: BuildInfo | None = None
+    """What building it did (a compiled language), or its interpreter's version; None for a
+    Python program run by the zygote."""
     """The limits the tests ran under, with the wall-clock limit written out (``None`` in
     records made before limits were stored)."""
     created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))

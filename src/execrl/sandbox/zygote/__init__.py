@@ -43,6 +43,7 @@ MODULES = (
     "child",  # a Python program's process
     "checker",  # an assert test's checker process
     "runner",  # the runner interface; Python's runner
+    "native",  # the runner of a command: native, JVM and other interpreters, compilers
     "server",  # one reply per request: forks, supervises, reports
     "main",  # set-up and the serving loop
 )

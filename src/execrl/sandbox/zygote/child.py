@@ -126,6 +126,11 @@ def use_status_channel(fd: int) -> None:
     _STATUS_FD = fd
 
 
+def status_fd() -> int:
+    """This child's status channel."""
+    return _STATUS_FD
+
+
 def setup_failed(message: str) -> None:
     """The sandbox (not the program) failed before the program started: say so on the status
     channel, which the program has never been able to write to, and exit."""

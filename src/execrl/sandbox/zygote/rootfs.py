@@ -176,6 +176,14 @@ def _build_etc(root: str, uid: int, gid: int) -> None:
         if os.path.isfile(host):
             open(f"{etc}/{name}", "w").close()
             _bind_readonly(os.path.realpath(host), f"{etc}/{name}")
+    # Toolchains reach their programs and configuration through these: Debian's alternatives
+    # (cc, java, javac) and the JDK's conf (its security and logging files), read-only.
+    for name in sorted(os.listdir("/etc")):
+        if name == "alternatives" or (name.startswith("java-") and name.endswith("-openjdk")):
+            host = "/etc/" + name
+            if os.path.isdir(host) and not os.path.islink(host):
+                os.mkdir(f"{etc}/{name}")
+                _bind_readonly(host, f"{etc}/{name}")
 
 
 def _scratch_inodes(config: dict) -> int:

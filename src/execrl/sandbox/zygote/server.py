@@ -21,7 +21,8 @@ from . import child, scratch
 from .cgroup import TestCgroup, process_cpu_s
 from .compiler import Compiler, text
 from .counting import COUNTING, discard_pending
-from .runner import runner_for
+from .native import NativeRunner, fetch_files
+from .runner import RUNNERS, Runner, runner_for
 from .scratch import CleanupFailed, remove_tree
 from .seccomp import lock_down
 from .syscalls import AF_UNIX, PR_SET_PDEATHSIG, close_fds_from, libc
@@ -40,7 +41,9 @@ class Server:
         lock_down(config)
         self.compiler = Compiler(config.get("compiler_fds"))
         self.runner = runner_for(config, self.compiler)  # what a program is, per language
-        self.compiled: tuple | None = None  # (source, marshalled code) of the current program
+        # a test names its runner ("native": a command, see native.py); the worker's by default
+        self.runners: dict[str, Runner] = {self.runner.name: self.runner}
+        self.compiled: tuple | None = None  # (source, marshalled code, runner) of the program
         self.preludes: dict[str, bytes | str] = {}  # prelude source -> its compiled item
         self.live_runs: list[dict] = []  # the current request's results so far
         self.next_limits: dict | None = None  # the limits the next spare is forked for
@@ -140,20 +143,34 @@ class Server:
         if self.next_limits is not None:
             self.prepare_spare(self.next_limits)
 
+    def runner_of(self, test: dict) -> Runner:
+        """The runner a test names (the worker's own when it names none)."""
+        name = test.get("runner") or self.runner.name
+        runner = self.runners.get(name)
+        if runner is None:
+            kinds = {**RUNNERS, NativeRunner.name: NativeRunner}
+            if name not in kinds:
+                raise ValueError(f"this sandbox has no runner for {name!r}")
+            runner = self.runners[name] = kinds[name](self.compiler)
+        return runner
+
     def handle_run(self, header: dict, payloads: list) -> tuple[dict, list]:
         """Run one test; returns the reply and its payloads (the caller sends them)."""
-        code = self.compile_program(payloads[0])
+        test, limits = header["test"], header["limits"]
+        code = self.compile_program(payloads[0], self.runner_of(test))
         if isinstance(code, str):
             return {"ok": True, "compile_error": code}, []
-        test, limits = header["test"], header["limits"]
         runs = self.live_runs = []  # a child forked between repeats empties its copy of these
         # An assert test's code is zeroed after its first use, so it runs once.
         repeats = 1 if test["kind"] == "assert" else max(1, header.get("repeats", 1))
+        fetched: tuple[list, list] = ([], [])
         for _ in range(repeats):
             if test["kind"] == "assert":
                 result = self.run_assert(code, test, limits, payloads[1:])
             else:
                 result = self.run_once(code, test, limits, payloads[1])
+            if not runs and test.get("fetch"):  # (read before the next spare empties scratch)
+                fetched = fetch_files(test["fetch"], int(test.get("fetch_max_bytes", 0)))
             runs.append(result)
             if result["outcome"] != "exited" or result["exit_code"] != 0:
                 break  # a failing run is not timed again
@@ -169,8 +186,10 @@ class Server:
             run["own_streams"] = any(run[k] != first[k] for k in streams)
             if run["own_streams"]:
                 out += [run[k] for k in streams]
+        out += fetched[1]  # the fetched files' data, after every stream
         reply = {
             "ok": True,
+            "fetched": fetched[0],
             "runs": [{k: v for k, v in r.items() if not isinstance(v, bytes)} for r in runs],
             "outputs_differ": any(
                 r["stdout"] != first["stdout"] or r["result"] != first["result"] for r in runs
@@ -181,25 +200,26 @@ class Server:
                 scrub(*(run[k] for k in streams if run[k] is not first[k]))
         return reply, out
 
-    def compile_program(self, source) -> bytes | str:
+    def compile_program(self, source, runner: Runner) -> bytes | str:
         """The current program's marshalled code, or its compile error. The compiler process
         compiles it: CPython's compiler leaves copies of a source all over the heap it ran in
         (tokenizer buffers, the AST, constants), and no child is ever forked from that one.
         The zygote holds only the source and the marshalled code, both zeroed when the next
         program replaces them; children unmarshal their own copy."""
-        if self.compiled is not None and self.compiled[0] == source:
-            return self.compiled[1]
+        compiled = self.compiled
+        if compiled is not None and compiled[2] is runner and compiled[0] == source:
+            return compiled[1]
         self.forget_compiled()
         # Copies the zygote owns, as bytearrays: zeroed in place without ctypes (the request's
         # own buffer and the compiler's reply are scrubbed after the request)
         key = bytearray(source)
-        compiled = self.runner.prepare(key)
+        compiled = runner.prepare(key)
         if isinstance(compiled, str):
             scrub(key)
             return compiled
         marshalled = bytearray(compiled)
         scrub(compiled)
-        self.compiled = (key, marshalled)
+        self.compiled = (key, marshalled, runner)
         return marshalled
 
     def compiled_prelude(self, source: str):
@@ -303,7 +323,7 @@ class Server:
         """Drop the cached program, its source and marshalled code zeroed first."""
         compiled, self.compiled = self.compiled, None
         if compiled is not None:
-            scrub(*compiled)
+            scrub(*compiled[:2])
 
     def forget_in_child(self) -> None:
         """In a just-forked child: drop what belongs to other runs (the compiled program, the
@@ -348,11 +368,12 @@ class Server:
             os.close(4)
             # A spare waits as root, so no process of the sandbox's uid exists between tests.
             self.drop_privileges()
-            code = self.runner.load(payloads[0])
+            runner = self.runner_of(header["test"])
+            code = runner.load(payloads[0])
             prelude = self.received_prelude(header, payloads)
         except BaseException as exc:
             child.setup_failed(f"{type(exc).__name__}: {exc}")
-        self.runner.run(code, header["test"], prelude)
+        runner.run(code, header["test"], prelude)
 
     # -- one execution -----------------------------------------------------------------------
     def run_once(self, code: bytes, test: dict, limits: dict, stdin: bytes) -> dict:
@@ -699,6 +720,18 @@ class Server:
         """The memory bound of one process (RLIMIT_AS) and of a whole test (its cgroup)."""
         return self.base_vm_bytes + limits["memory_mb"] * 1024 * 1024
 
+    def address_space_bytes(self, limits: dict) -> int:
+        """RLIMIT_AS: on top of the interpreter for a Python child (``memory_bytes``); for an
+        exec'd program (``address_space`` "native") the limit plus 64 MiB for its loader and
+        libraries; none (``"none"``) for runtimes that reserve far more address space than
+        they use (the JVM, Go, V8), which the memory cgroup and their heap flags bound."""
+        kind = limits.get("address_space", "python")
+        if kind == "none":
+            return resource.RLIM_INFINITY
+        if kind == "native":
+            return (limits["memory_mb"] + 64) * 1024 * 1024
+        return self.memory_bytes(limits)
+
     def charge_to_test(self, pid: int, limits: dict) -> None:
         """A freshly forked spare goes into the test cgroup, under this test's memory limit."""
         if self.cgroup is not None:
@@ -733,9 +766,8 @@ class Server:
         in the zygote before the fork (a child that builds it takes ~10 copy-on-write faults)."""
         if self.rlimits is not None and self.rlimits[0] is limits:
             return self.rlimits[1]
-        memory = self.memory_bytes(limits)
         table = [
-            (resource.RLIMIT_AS, memory),
+            (resource.RLIMIT_AS, self.address_space_bytes(limits)),
             (resource.RLIMIT_FSIZE, limits["max_file_bytes"]),
             (resource.RLIMIT_NOFILE, limits["max_open_files"]),
             (resource.RLIMIT_CORE, 0),
