@@ -32,14 +32,17 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from execrl.errors import ExecutionError
 from execrl.sandbox.languages import Language, probe
 from execrl.sandbox.limits import Limits, wall_limit_for
-from execrl.sandbox.native import build_argv, pack_job, run_argv, toolchain_folders
-
-try:
-    from execrl.sandbox.testlib import TESTLIB_DIR
-except ImportError:  # (being written)
-    TESTLIB_DIR = Path("/nonexistent/testlib")
+from execrl.sandbox.native import (
+    TESTLIB_DIR,
+    build_argv,
+    default_cache_dir,
+    pack_job,
+    pch_root,
+    run_argv,
+)
 
 if TYPE_CHECKING:
     from execrl.sandbox.forkserver import ForkServer
@@ -115,15 +118,6 @@ class Prepared:
 
 
 DEFAULT_CACHE_BYTES = 1 << 30
-
-
-def default_cache_dir() -> Path:
-    """``$EXECRL_BUILD_CACHE``, else ``$XDG_CACHE_HOME/execrl/builds`` (``~/.cache/...``)."""
-    chosen = os.environ.get("EXECRL_BUILD_CACHE")
-    if chosen:
-        return Path(chosen)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "execrl" / "builds"
 
 
 class BuildCache:
@@ -294,8 +288,6 @@ def build(
         meta, outputs = hit
         info = BuildInfo(**{**meta, **common, "cached": True, "seconds": 0.0, "cpu_s": 0.0})
         return Built(info, outputs if info.status == "ok" else None)
-    from execrl.sandbox.forkserver import SandboxCrashed  # (forkserver imports this module)
-
     job = pack_job(argv, {source_file: data})
     spec = {
         "id": "build",
@@ -307,7 +299,7 @@ def build(
     start = time.perf_counter()
     try:
         raw = server.run(job, spec, b"", limits, address_space=lang.build_address_space)
-    except SandboxCrashed as exc:
+    except ExecutionError as exc:  # (SandboxCrashed)
         detail = f"the build's sandbox failed: {exc}"
         return Built(BuildInfo(status="language_unavailable", detail=detail, **common), None)
     seconds = time.perf_counter() - start
@@ -391,22 +383,6 @@ def extra_build_flags(lang: Language, profile: str) -> list[str]:
 
 
 _PCH_LOCK = threading.Lock()
-
-
-def sandbox_folders() -> tuple[str, ...]:
-    """Host folders every sandbox shows read-only for builds and runs: toolchains outside
-    /usr, the precompiled headers' folder (made here if missing) and testlib.h's."""
-    folders = list(toolchain_folders())
-    with contextlib.suppress(OSError):
-        pch_root().mkdir(parents=True, exist_ok=True)
-        folders.append(str(pch_root()))
-    if TESTLIB_DIR.is_dir():
-        folders.append(str(TESTLIB_DIR))
-    return tuple(folders)
-
-
-def pch_root() -> Path:
-    return default_cache_dir().parent / "pch"
 
 
 def precompiled_header(lang: Language, profile: str) -> Path | None:

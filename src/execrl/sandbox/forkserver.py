@@ -20,7 +20,6 @@ from pathlib import Path
 
 from execrl.errors import ExecutionError
 from execrl.sandbox import counting
-from execrl.sandbox.builds import sandbox_folders
 from execrl.sandbox.counting import Counters
 from execrl.sandbox.isolation import (
     SandboxConfig,
@@ -30,6 +29,7 @@ from execrl.sandbox.isolation import (
     zygote_script,
 )
 from execrl.sandbox.limits import Limits
+from execrl.sandbox.native import sandbox_folders
 from execrl.sandbox.zygote import codec, wire
 
 START_TIMEOUT_S = 60.0

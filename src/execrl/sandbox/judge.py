@@ -21,6 +21,7 @@ import json
 import math
 import signal
 import statistics
+from collections.abc import Sequence
 from typing import Any
 
 from execrl.problems.models import AssertTest, CallTest, Checker, StdioTest, TestCase
@@ -28,6 +29,7 @@ from execrl.sandbox import builds, counting
 from execrl.sandbox.compare import iter_tokens, outputs_match
 from execrl.sandbox.forkserver import ForkServer, RawRun, SandboxCrashed
 from execrl.sandbox.languages import LANGUAGES
+from execrl.sandbox.languages import language as language_row
 from execrl.sandbox.limits import ExecutionOptions, Limits
 from execrl.sandbox.protocol import Captured, ExecutionRequest
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, Timing, program_sha256
@@ -183,16 +185,47 @@ def _run_retried(
     return None, failure
 
 
-def capture_on(server: ForkServer, program: str, stdin: str, limits: Limits) -> Captured:
+def capture_on(
+    server: ForkServer,
+    program: str,
+    stdin: str,
+    limits: Limits,
+    *,
+    language: str = "python",
+    build: builds.BuildOptions | None = None,
+    files: dict[str, bytes] | None = None,
+    fetch: Sequence[str] = (),
+) -> Captured:
     """``program`` run once on ``stdin`` on ``server``: ``success`` when it finished cleanly
     within its limits (there is nothing to compare), with what it wrote and its exit status.
-    A sandbox crash is retried once; a second one is raised."""
+    A program in another language (or one given ``files`` or asked to leave ``fetch``) is
+    built and exec'd (CPython as ``python3 main.py``). A sandbox crash is retried once; a
+    second one is raised."""
     probe = StdioTest(id="capture", input=stdin, output="")
     spec, data, _ = _wire_test(probe, None)
+    code: str | bytes = program
+    prepared = None
+    lang = language_row(language)
+    if lang.name != "python" or files or fetch:
+        options = build or builds.BuildOptions()
+        prepared = builds.prepare(
+            server, lang, program, options, memory_mb=limits.memory_mb, files=files
+        )
+        if prepared.job is None:
+            return Captured(build_failure(probe, prepared.info), "", "", None, {}, prepared.info)
+        code = prepared.job
+        spec = {**spec, "runner": "native", "address_space": lang.address_space}
+        if fetch:
+            spec["fetch"] = list(fetch)
+            spec["fetch_max_bytes"] = limits.max_file_bytes
+        if limits.max_processes < lang.processes:
+            limits = limits.model_copy(update={"max_processes": lang.processes})
     try:
-        raw = server.run(program, spec, data, limits)
+        raw = server.run(code, spec, data, limits)
     except SandboxCrashed:
-        raw = server.run(program, spec, data, limits)  # retry once, at once
+        raw = server.run(code, spec, data, limits)  # retry once, at once
+    if prepared is not None:
+        _flag_runtime_out_of_memory(raw)
     result = judge(probe, raw, Checker(kind="exact"), limits)
     if result.status is Status.WRONG_ANSWER:  # it ran cleanly; there was nothing to compare
         result = result.model_copy(update={"status": Status.SUCCESS, "detail": ""})
@@ -203,6 +236,8 @@ def capture_on(server: ForkServer, program: str, stdin: str, limits: Limits) -> 
         stdout=raw.stdout.decode("utf-8", errors="replace"),
         stderr=raw.stderr.decode("utf-8", errors="replace"),
         exit_code=-signal_number if signal_number else first.get("exit_code"),
+        files=raw.fetched,
+        build=prepared.info if prepared is not None else None,
     )
 
 

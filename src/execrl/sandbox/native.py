@@ -4,6 +4,7 @@ host folders outside ``/usr`` that toolchains need made visible (read-only) in t
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -31,6 +32,26 @@ ENVIRONMENT = {
     "GOFLAGS": "-buildvcs=false",
 }
 """What an exec'd program (or compiler) finds in its environment: nothing of the host's."""
+
+
+def default_cache_dir() -> Path:
+    """``$EXECRL_BUILD_CACHE``, else ``$XDG_CACHE_HOME/execrl/builds`` (``~/.cache/...``)."""
+    chosen = os.environ.get("EXECRL_BUILD_CACHE")
+    if chosen:
+        return Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "execrl" / "builds"
+
+
+def pch_root() -> Path:
+    """Where precompiled headers are built (``execrl.sandbox.builds.precompiled_header``)."""
+    return default_cache_dir().parent / "pch"
+
+
+try:
+    from execrl.sandbox.testlib import TESTLIB_DIR
+except ImportError:  # (being written)
+    TESTLIB_DIR = Path("/nonexistent/testlib")
 
 MAX_FILES_BYTES = 64 * 1024 * 1024
 """The most bytes of files one job may place (SandboxFusion's ``files`` included)."""
@@ -122,3 +143,15 @@ def build_argv(
     commands = lang.commands(profile, flags, source_file=source_file)
     assert commands.compile is not None
     return executable(commands.compile)
+
+
+def sandbox_folders() -> tuple[str, ...]:
+    """Host folders every sandbox shows read-only for builds and runs: toolchains outside
+    /usr, the precompiled headers' folder (made here if missing) and testlib.h's."""
+    folders = list(toolchain_folders())
+    with contextlib.suppress(OSError):
+        pch_root().mkdir(parents=True, exist_ok=True)
+        folders.append(str(pch_root()))
+    if TESTLIB_DIR.is_dir():
+        folders.append(str(TESTLIB_DIR))
+    return tuple(folders)

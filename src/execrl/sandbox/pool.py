@@ -16,12 +16,13 @@ from __future__ import annotations
 import asyncio
 import os
 import queue
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from execrl.errors import ConfigError, ExecutionError
 from execrl.sandbox import counting
 from execrl.sandbox.batch import progress_bar
+from execrl.sandbox.builds import BuildOptions
 from execrl.sandbox.forkserver import ForkServer
 from execrl.sandbox.isolation import SandboxConfig
 from execrl.sandbox.judge import capture_on, run_request
@@ -92,22 +93,48 @@ class LocalExecutor(Executor):
             self._servers.put(server)
 
     def capture(
-        self, program: str, stdin: str, limits: Limits | None = None
+        self,
+        program: str,
+        stdin: str,
+        limits: Limits | None = None,
+        *,
+        language: str = "python",
+        build: BuildOptions | None = None,
     ) -> tuple[TestResult, str]:
         """Run ``program`` on ``stdin`` and return (verdict without comparison, stdout).
 
         The verdict is ``success`` when the program finished cleanly within its limits; what
         its output means is the caller's business (datagen uses it to build expected outputs).
         """
-        captured = self.capture_streams(program, stdin, limits)
+        captured = self.capture_streams(program, stdin, limits, language=language, build=build)
         return captured.result, captured.stdout
 
-    def capture_streams(self, program: str, stdin: str, limits: Limits | None = None) -> Captured:
+    def capture_streams(
+        self,
+        program: str,
+        stdin: str,
+        limits: Limits | None = None,
+        *,
+        language: str = "python",
+        build: BuildOptions | None = None,
+        files: dict[str, bytes] | None = None,
+        fetch: Sequence[str] = (),
+    ) -> Captured:
         """``capture`` with the program's stderr and exit status too (SandboxFusion's
-        ``/run_code`` answers with both)."""
+        ``/run_code`` answers with both); ``files`` are placed in its working directory
+        first, and the ``fetch`` ones it left there come back in ``Captured.files``."""
         server = self._take()
         try:
-            return capture_on(server, program, stdin, limits or Limits())
+            return capture_on(
+                server,
+                program,
+                stdin,
+                limits or Limits(),
+                language=language,
+                build=build,
+                files=files,
+                fetch=fetch,
+            )
         finally:
             self._servers.put(server)
 

@@ -23,14 +23,14 @@ config field) by ``execrl.service.open_executor``.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from execrl.errors import deprecated_names
 from execrl.problems.models import Checker, TestCase
-from execrl.sandbox.builds import BuildOptions
+from execrl.sandbox.builds import BuildInfo, BuildOptions
 from execrl.sandbox.languages import language as _language
 from execrl.sandbox.limits import ExecutionOptions, Limits
 
@@ -159,6 +159,10 @@ class Captured:
     stderr: str
     exit_code: int | None
     """The exit status (``-N`` when a signal ended it; None when it never ran)."""
+    files: dict[str, bytes] = field(default_factory=dict)
+    """The files asked for (``fetch``) that the program left in its working directory."""
+    build: BuildInfo | None = None
+    """What building it did (another language than the zygote's Python), else None."""
 
 
 @runtime_checkable
