@@ -22,6 +22,8 @@ from rich.markup import escape
 from execrl.cli import _solver_options as opts
 from execrl.cli._common import EXIT_CHECK_FAILED, EXIT_OK, console, print_table, safe_markup
 from execrl.cli._files import save_json, writable_file
+from execrl.cli.solver_label import register_label
+from execrl.cli.solver_synthesize import register_synthesize
 from execrl.errors import DataError, LoaderError, UsageError
 from execrl.problems.optim import BUNDLED, OPTIM_FORMATS, load_optim_problems
 from execrl.rewards.solver import response_files as files
@@ -92,6 +94,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("lp_file", type=Path, help="the LP file (UTF-8 text)")
     opts.add_big_m_argument(p)
     p.set_defaults(handler=cmd_features)
+    register_synthesize(sub)  # execrl solver synthesize (cli/solver_synthesize.py)
+    register_label(sub)  # execrl solver label (cli/solver_label.py)
 
 
 def cmd_score(args: argparse.Namespace) -> int:

@@ -121,8 +121,6 @@ def settings_fingerprint(config: SynthesisConfig, seeds_digest: str) -> str:
     """A digest of what decides a run's output: the settings (not the endpoints' addresses)
     and the seed problems."""
     where = {"url", "api_key_variable"}  # the same model may come back at another address
-    fields = config.model_dump(
-        mode="json", exclude={"endpoint": where, "baseline": where}
-    )
+    fields = config.model_dump(mode="json", exclude={"endpoint": where, "baseline": where})
     text = json.dumps([fields, seeds_digest], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -68,7 +68,7 @@ def run_stage(ctx: RunContext, stage: str, inputs: list[Row], process: StageFn) 
         where = _next_row(todo, current)
         raise SynthesisStopped(
             f"stopped cleanly at stage {stage}, row {where}: {exc}; every finished row is "
-            "saved, rerun with --resume (and a larger budget) to go on",
+            "saved; run again with `resume` (and a larger budget) to go on",
             budget=True,
         ) from None
     except ExecrlError as exc:

@@ -156,7 +156,7 @@ def _claim_folder(folder: Path, command: str, fingerprint: str, resume: bool) ->
             held = {}
         if not resume:
             raise UsageError(
-                f"{folder} already holds a run; continue it with `resume` (--resume) or "
+                f"{folder} already holds a run; continue it with `resume` or "
                 "choose a new output folder"
             )
         if held.get("command") != command or held.get("fingerprint") != fingerprint:
