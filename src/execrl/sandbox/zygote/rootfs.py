@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 
+from . import scratch
 from .counting import COUNTING
 from .syscalls import (
     MACHINE,
@@ -132,6 +133,9 @@ def build_root(config: dict) -> None:
     _build_dev(root, config["shm_mb"], _scratch_inodes(config), _scratch_noexec(config))
     os.mkdir(root + "/proc")
     _mount("proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
+    # SandboxFusion's programs write and read files under /mnt (its own tests do): there it is
+    # the working directory, a link into the scratch tmpfs (nothing of the host's).
+    os.symlink(scratch.PATH, root + "/mnt")
     os.mkdir(root + "/tmp")
     _mount(
         "tmpfs",
