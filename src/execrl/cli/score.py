@@ -60,8 +60,15 @@ def register(commands: argparse._SubParsersAction) -> None:
         action="append",
         type=Path,
         metavar="PATH",
-        help="a .py file, a folder of .py files (both need exactly one --id), or a .jsonl[.gz] "
-        "of rows with problem_id and completion (or program/code); repeatable",
+        help="a source file (.py, .cpp, .java...: its extension gives its language), a folder "
+        "of them (both need exactly one --id), or a .jsonl[.gz] of rows with problem_id and "
+        "completion (or program/code); repeatable",
+    )
+    p.add_argument(
+        "--language",
+        metavar="NAME",
+        help="the language of every program given with --programs (default: each file's "
+        "extension; python for .jsonl rows); `execrl languages` lists the names",
     )
     p.add_argument(
         "--env",
@@ -123,7 +130,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise UsageError("--resume continues the results file given with --out; pass --out")
     if args.programs:
         return score_programs(args, default_out(args.out))
-    for flag in ("env", "reward", "config", "references", "timing", "count_rate"):
+    for flag in ("env", "reward", "config", "references", "timing", "count_rate", "language"):
         if getattr(args, flag) is not None:
             raise UsageError(
                 f"--{flag.replace('_', '-')} applies to programs given with --programs; "

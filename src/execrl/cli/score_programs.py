@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+from dataclasses import replace
 from pathlib import Path
 
 from rich.table import Table
@@ -20,6 +21,7 @@ from execrl.rewards import program_scores
 from execrl.rewards.compositions import RewardFn
 from execrl.rewards.program_scores import MeasuredReferences
 from execrl.rewards.score_config import env_and_reward, with_timing
+from execrl.sandbox.languages import language as find_language
 
 SCORE_LEGEND = (
     "c_cor: all correctness tests pass · c̃: c_cor, no optimization test failed · g: the "
@@ -36,6 +38,9 @@ def score_programs(args: argparse.Namespace, out: Path) -> int:
     env = with_timing(env, args.timing, args.count_rate)
     require_counting(env.config.timing)
     programs = read_programs(args.programs, args.ids)
+    if args.language is not None:
+        name = find_language(args.language).name  # (an unknown name: a UsageError, now)
+        programs = [replace(p, language=name) for p in programs]
     problems = answered_problems(args.source, args.format, programs)
     scores = program_scores.score_programs(
         programs,

@@ -213,9 +213,13 @@ class Environment:
         plan: Plan | None = None,
         options: ExecutionOptions | None = None,
         program_name: str = "",
+        language: str = "python",
     ) -> ExecutionRequest:
         """The execution a program needs here: T_C and T_O_used under the hard cap (intended
-        limits are applied afterwards, in :meth:`outcome`)."""
+        limits are applied afterwards, in :meth:`outcome`). ``language``: the program's, any
+        name ``execrl languages`` knows (``cpp``, ``c++``, ``java``); a program that does not
+        build fails every test (``compile_error``), and the outcome does not know which
+        language ran."""
         plan = plan or self.plan(problem)
         timing = plan.timing
         return ExecutionRequest.for_problem(
@@ -225,6 +229,7 @@ class Environment:
             limits=Limits.for_problem(problem, cap_s=plan.cap_s),
             options=options or ExecutionOptions(timing=timing),
             program_name=program_name,
+            language=language,
         )
 
     # -- after execution ---------------------------------------------------------------------

@@ -7,7 +7,10 @@ holds the dataset's extra columns (one value per completion) plus ``completion_i
 
 ``ExecrlRewardFunction`` looks each completion's problem up by the ``problem_id`` column,
 extracts the program, and scores the whole batch in one ``score_batch`` call, so every
-execution of the batch shares the sandbox pool. An inconclusive execution (the sandbox failed,
+execution of the batch shares the sandbox pool. Datasets mix languages: a ``language``
+column, where the dataset has one, gives each row's (``cpp``, ``java``...; default Python),
+and the program is the completion's last fenced block of that language. A program that does
+not build scores as one that fails every test. An inconclusive execution (the sandbox failed,
 not the program) is returned as ``None``, never as a score.
 
 The object is picklable: the sandbox pool is opened lazily in the process that calls it, and a
@@ -31,6 +34,8 @@ from execrl.extract import extract_code
 from execrl.problems.models import Problem
 from execrl.rewards.compositions import reward as build_reward
 from execrl.rewards.scoring import EnvSpec, Group, RewardSpec, score_batch
+from execrl.sandbox.languages import Language
+from execrl.sandbox.languages import language as find_language
 from execrl.sandbox.protocol import Executor
 
 PROMPT_STYLES = ("chat", "text")
@@ -44,7 +49,9 @@ class ExecrlRewardFunction:
     ``env`` and ``reward`` are the specs ``execrl.rewards.score`` accepts. ``problems`` is a
     list of Problems, a mapping id → Problem, a source for ``load_problems`` (a path or
     ``"bundled"``), or None for the bundled set; a source is read on first use. Each
-    completion's problem is the value of the dataset column ``problem_column``.
+    completion's problem is the value of the dataset column ``problem_column``, and its
+    language the value of ``language_column`` (any name ``execrl languages`` knows), or
+    ``language`` for a dataset without that column.
 
     ``executor`` is an executor you own (kept open, never closed here, and pickled as it is:
     pass a spec or ``workers`` instead when the function must be pickled), or a spec string
@@ -61,6 +68,8 @@ class ExecrlRewardFunction:
         *,
         problems: ProblemSource = None,
         problem_column: str = "problem_id",
+        language: str = "python",
+        language_column: str = "language",
         executor: Executor | str | None = None,
         workers: int | None = None,
         name: str | None = None,
@@ -69,6 +78,8 @@ class ExecrlRewardFunction:
         self.env = env
         self.reward = reward
         self.problem_column = problem_column
+        self.language = find_language(language).name  # (an unknown name fails now)
+        self.language_column = language_column
         self.executor, self.executor_spec = _executor_or_spec(executor)
         self.workers = workers
         self.__name__ = name or _default_name(reward)
@@ -99,16 +110,18 @@ class ExecrlRewardFunction:
         self, prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any
     ) -> list[float | None]:
         ids = self._problem_ids(kwargs, len(completions))
+        languages = self._languages(kwargs, len(completions))
         programs = [
-            extract_code(completion_text(c), self.problem(pid).entry_point)
-            for c, pid in zip(completions, ids, strict=True)
+            extract_code(completion_text(c), self.problem(pid).entry_point, language=lang)
+            for c, pid, lang in zip(completions, ids, languages, strict=True)
         ]
-        by_problem: dict[str, list[int]] = {}  # first-seen order; indices into the batch
-        for i, pid in enumerate(ids):
-            by_problem.setdefault(pid, []).append(i)
+        # One group per prompt: a problem, in one language (first-seen order; batch indices).
+        by_problem: dict[tuple[str, str], list[int]] = {}
+        for i, key in enumerate(zip(ids, (lang.name for lang in languages), strict=True)):
+            by_problem.setdefault(key, []).append(i)
         groups = [
-            Group(self.problem(pid), [programs[i] for i in indices])
-            for pid, indices in by_problem.items()
+            Group(self.problem(pid), [programs[i] for i in indices], language=lang)
+            for (pid, lang), indices in by_problem.items()
         ]
         scored = score_batch(
             groups, env=self.env, reward=self.reward, executor=self._executor(), progress=False
@@ -166,6 +179,18 @@ class ExecrlRewardFunction:
                 "pass one problem id per completion"
             )
         return [str(pid) for pid in ids]
+
+    def _languages(self, kwargs: Mapping[str, Any], n: int) -> list[Language]:
+        """Each completion's language: the ``language_column`` value (a missing or empty one
+        is ``language``), as a row of the language table."""
+        column = kwargs.get(self.language_column)
+        values = [None] * n if column is None else list(column)
+        if len(values) != n:
+            raise ExecrlError(
+                f"column {self.language_column!r} has {len(values)} values for {n} "
+                "completions; pass one language per completion"
+            )
+        return [find_language(value or self.language) for value in values]
 
     def _executor(self) -> Executor:
         if self.executor is not None:
@@ -282,8 +307,11 @@ def completion_text(completion: Any) -> str:
     return "".join(part.get("text", "") for part in content if isinstance(part, Mapping))
 
 
-def execrl_dataset(problems: Sequence[Problem], prompt_style: str = "chat") -> Any:
-    """A ``datasets.Dataset`` with columns ``prompt`` and ``problem_id``, one row per problem.
+def execrl_dataset(
+    problems: Sequence[Problem], prompt_style: str = "chat", *, language: str | None = None
+) -> Any:
+    """A ``datasets.Dataset`` with columns ``prompt`` and ``problem_id``, one row per problem,
+    and ``language`` (execrl's name) when one is given: the reward function reads it.
 
     The prompt is execrl's default one (``execrl.envs.multiturn.default_prompt``: statement,
     how the program is called, starter code), the same the reference trainer and multi-turn
@@ -303,6 +331,8 @@ def execrl_dataset(problems: Sequence[Problem], prompt_style: str = "chat") -> A
             prompt = "\n\n".join(m["content"] for m in messages) + "\n"
         rows["prompt"].append(prompt)
         rows["problem_id"].append(problem.id)
+    if language is not None:
+        rows["language"] = [find_language(language).name] * len(problems)
     return Dataset.from_dict(rows)
 
 

@@ -22,7 +22,11 @@ servers or a Ray cluster.
 
 Train on a parquet file written by :func:`write_verl_dataset`. Each row's
 ``reward_model.ground_truth`` is a JSON string ``{"problem_id", "env", "reward"}``; the
-program is the completion's last fenced Python block (:func:`execrl.extract.extract_code`).
+program is the completion's last fenced block of the row's language
+(:func:`execrl.extract.extract_code`): ``extra_info["language"]``, else the ground truth's
+``language``, else the ``language`` keyword, else Python. Datasets may mix languages (C++ and
+Java rows beside Python ones); a program that does not build scores as one that fails every
+test (``compile_error``).
 
 Where the problem comes from, in order: ``extra_info["problem_source"]``, the
 ``EXECRL_PROBLEMS`` environment variable, else the bundled set. Loaded problems are cached per
@@ -59,6 +63,7 @@ from execrl.extract import extract_code
 from execrl.problems.io import BUNDLED, load_problem, load_problems
 from execrl.problems.models import Problem
 from execrl.rewards.scoring import Group, Scored, rescore, score_batch
+from execrl.sandbox.languages import language as find_language
 
 if TYPE_CHECKING:
     from execrl.sandbox.protocol import Executor
@@ -182,19 +187,25 @@ def write_verl_dataset(
     reward: str | Mapping[str, Any] = DEFAULT_REWARD,
     split: str = "train",
     problem_source: str | None = None,
+    language: str | None = None,
 ) -> Path:
     """Write ``problems`` as a verl parquet file: ``data_source`` (``execrl/<dataset>``),
     ``prompt`` (chat messages), ``ability`` (``code``), ``reward_model`` (``{"style": "rule",
     "ground_truth": json}``) and ``extra_info`` (``{problem_id, split, index}``, plus
     ``problem_source`` when given — needed for problems that are not bundled unless
-    ``EXECRL_PROBLEMS`` names their source at training time)."""
+    ``EXECRL_PROBLEMS`` names their source at training time — and ``language``, execrl's
+    name, when one is given)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    name = find_language(language).name if language is not None else None
     rows = [
         _row(problem, index, env=env, reward=reward, split=split, problem_source=problem_source)
         for index, problem in enumerate(problems)
     ]
+    if name is not None:
+        for row in rows:
+            row["extra_info"]["language"] = name
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.Table.from_pylist(rows), path)
@@ -377,8 +388,8 @@ def _spec(
     extra_info: Mapping[str, Any] | None,
     defaults: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """Problem id, source, env and reward for one sample (extra_info > ground truth >
-    keyword > default)."""
+    """Problem id, source, env, reward and language for one sample (extra_info > ground
+    truth > keyword > default)."""
     truth = _parse_ground_truth(ground_truth)
     info = dict(extra_info or {})
     problem_id = info.get("problem_id") or truth.get("problem_id")
@@ -397,6 +408,7 @@ def _spec(
         "source": str(source),
         "env": pick("env", DEFAULT_ENV),
         "reward": pick("reward", DEFAULT_REWARD),
+        "language": find_language(pick("language", "python")).name,
     }
 
 
@@ -419,12 +431,17 @@ def _score_group(
     samples: list[tuple[dict[str, Any], str]], *, env: Any, reward: Any, executor: Executor
 ) -> list[Scored]:
     """Score samples sharing one (env, reward): one Group per problem, results in order."""
-    groups: dict[tuple[str, str], list[int]] = {}
+    groups: dict[tuple[str, str, str], list[int]] = {}
     for i, (spec, _) in enumerate(samples):
-        groups.setdefault((spec["source"], spec["problem_id"]), []).append(i)
+        key = (spec["source"], spec["problem_id"], spec["language"])
+        groups.setdefault(key, []).append(i)
     batch = [
-        Group(problem, [extract_code(samples[i][1], problem.entry_point) for i in indices])
-        for (source, pid), indices in groups.items()
+        Group(
+            problem,
+            [_program(samples[i][1], problem, language) for i in indices],
+            language=language,
+        )
+        for (source, pid, language), indices in groups.items()
         for problem in [_problem(source, pid)]
     ]
     scored = score_batch(batch, env=env, reward=reward, executor=executor, progress=False)
@@ -440,12 +457,19 @@ async def _ascore(problem: Problem, solution: str, spec: dict[str, Any], pool: E
     index 0), with the execution awaited rather than run on a thread."""
     environment_ = environment(spec["env"])
     plan = environment_.plan(problem)
-    program = extract_code(solution, problem.entry_point)
-    record = await pool.arun(environment_.request(problem, program, plan=plan))
+    program = _program(solution, problem, spec["language"])
+    request = environment_.request(problem, program, plan=plan, language=spec["language"])
+    record = await pool.arun(request)
     ((reward, outcome),) = rescore(
         problem, [record], env=environment_, reward=spec["reward"], plan=plan
     )
     return Scored(reward, outcome, record, program)
+
+
+def _program(solution: str, problem: Problem, language: str) -> str:
+    """The program in a completion: its last fenced block of ``language`` (any of its
+    names), or the usual rule (:func:`execrl.extract.extract_code`)."""
+    return extract_code(solution, problem.entry_point, language=find_language(language))
 
 
 def _resolve_executor(

@@ -37,7 +37,7 @@ from execrl.problems.models import Problem, ReferenceLabel
 from execrl.results import ResultsFile, Row
 from execrl.rewards.compositions import RewardFn
 from execrl.rewards.score_rows import check_resumable, program_key, row_key, score_row
-from execrl.rewards.streaming import NamedProgram, group_indices, iter_scored
+from execrl.rewards.streaming import NamedProgram, group_indices, iter_scored, language_of
 from execrl.sandbox.executor_source import ExecutorSource, executor_in_use
 from execrl.sandbox.protocol import Executor
 from execrl.timing.measured import (
@@ -113,7 +113,7 @@ def score_programs(
     with ResultsFile(out, key=row_key, resume=resume) as results:  # fails now if unwritable
         check_resumable(results.rows, str(results.path), env, reward_fn, references)
         rows = list(results.rows)
-        todo = [p for p in programs if not results.has(program_key(p.problem_id, p.code, p.name))]
+        todo = [p for p in programs if not results.has(_key(p))]
         if todo:
             with executor_in_use(executor) as pool:
                 if measuring:
@@ -134,6 +134,10 @@ def score_programs(
                     results.write(row)  # flushed: an interruption keeps every finished row
                     rows.append(row)
     return ProgramScores(results.path, rows, results.resumed)
+
+
+def _key(program: NamedProgram) -> tuple:
+    return program_key(program.problem_id, program.code, program.name, language_of(program))
 
 
 def _with_given_references(

@@ -10,6 +10,7 @@ from execrl.envs.environment import Environment
 from execrl.errors import UsageError
 from execrl.rewards.compositions import RewardFn
 from execrl.rewards.scoring import Scored
+from execrl.sandbox.languages import language as find_language
 from execrl.sandbox.records import program_sha256
 
 
@@ -25,13 +26,25 @@ def score_row(scored: Scored, reward_fn: RewardFn, references: str) -> dict:
 
 
 def row_key(row: dict) -> tuple:
-    """What makes a scored row unique: problem, program text and the name it came under."""
-    return (row.get("problem_id"), row.get("program_sha256"), row.get("program_name"))
+    """What makes a scored row unique: problem, program text, the name it came under and its
+    language (``python`` in rows written before rows had one)."""
+    return (
+        row.get("problem_id"),
+        row.get("program_sha256"),
+        row.get("program_name"),
+        row.get("language") or "python",
+    )
 
 
-def program_key(problem_id: str, code: str, name: str) -> tuple:
-    """The :func:`row_key` the row of this program will have."""
-    return (problem_id, program_sha256(code), name)
+def program_key(problem_id: str, code: str, name: str, language: str = "python") -> tuple:
+    """The :func:`row_key` the row of this program will have (``language`` canonical, as the
+    record stores it)."""
+    return (problem_id, program_sha256(code), name, canonical_name(language))
+
+
+def canonical_name(language: str) -> str:
+    """execrl's name of ``language`` (``c++`` -> ``cpp``); a UsageError for an unknown one."""
+    return find_language(language).name
 
 
 def check_resumable(

@@ -46,6 +46,7 @@ class Scored:
             "problem_id": self.record.problem_id,
             "program_sha256": self.record.program_sha256,
             "program_name": self.record.program_name,
+            "language": self.record.language,
             "reward": self.reward,
             **self.outcome.signals(),
         }
@@ -53,12 +54,14 @@ class Scored:
 
 @dataclass(frozen=True)
 class Group:
-    """One prompt's rollouts: a problem and the G programs sampled for it."""
+    """One prompt's rollouts: a problem and the G programs sampled for it, all in one
+    ``language`` (any name ``execrl languages`` knows; a batch mixes languages by group)."""
 
     problem: Problem
     programs: Sequence[str]
     names: Sequence[str] = ()
     pool: ReferencePool | None = None
+    language: str = "python"
 
 
 def score(
@@ -73,12 +76,14 @@ def score(
     group_index: int = 0,
     options: ExecutionOptions | None = None,
     progress: bool = False,
+    language: str = "python",
 ) -> list[Scored]:
     """Score one program (or a group of G programs for one prompt) on ``problem``, running
-    them on ``executor``."""
+    them on ``executor``. ``language``: the programs' (``"cpp"``, ``"java"``...); one that
+    does not build scores as a program failing every test."""
     require_executor(executor, "score")  # (the error names what the caller called)
     single = isinstance(programs, str)
-    group = Group(problem, [programs] if single else list(programs), names, pool)
+    group = Group(problem, [programs] if single else list(programs), names, pool, language)
     (scored,) = score_batch(
         [group],
         env=env,
@@ -116,6 +121,7 @@ def score_batch(
             plan=plan,
             options=options,
             program_name=g.names[i] if i < len(g.names) else "",
+            language=g.language,
         )
         for g, plan in zip(groups, plans, strict=True)
         for i, program in enumerate(g.programs)

@@ -20,7 +20,8 @@ from execrl.sandbox.protocol import Executor
 
 
 class NamedProgram(Protocol):
-    """A program to score: the problem it answers, its name in reports, its code."""
+    """A program to score: the problem it answers, its name in reports, its code; and its
+    ``language``, read where the object has one (``python`` where it has none)."""
 
     @property
     def problem_id(self) -> str: ...
@@ -30,6 +31,11 @@ class NamedProgram(Protocol):
 
     @property
     def code(self) -> str: ...
+
+
+def language_of(program: NamedProgram) -> str:
+    """The program's language: its ``language`` attribute, else ``python``."""
+    return getattr(program, "language", None) or "python"
 
 
 def group_indices(programs: Sequence[NamedProgram]) -> dict[str, int]:
@@ -53,7 +59,13 @@ def iter_scored(
     ordered = sorted(programs, key=lambda p: group_of[p.problem_id])  # (stable)
     plans = {pid: env.plan(problems[pid]) for pid in dict.fromkeys(p.problem_id for p in ordered)}
     requests = [
-        env.request(problems[p.problem_id], p.code, plan=plans[p.problem_id], program_name=p.name)
+        env.request(
+            problems[p.problem_id],
+            p.code,
+            plan=plans[p.problem_id],
+            program_name=p.name,
+            language=language_of(p),
+        )
         for p in ordered
     ]
     records = executor.run_batch(requests, progress=progress, description="scoring")
