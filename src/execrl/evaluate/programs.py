@@ -1,6 +1,8 @@
-"""Programs to score, as a user hands them over (``execrl score --programs``): ``.py`` files,
-folders of them (both answer the one problem named with ``--id``), and completions files
-(:func:`read_completions`, each row naming its problem); and the problems they answer.
+"""Programs to score, as a user hands them over (``execrl score --programs``): source files
+(``.py``, ``.cpp``, ``.java``...: any extension the language table knows, which gives the
+program's language), folders of them (both answer the one problem named with ``--id``), and
+completions files (:func:`read_completions`, each row naming its problem, in Python); and
+the problems they answer.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from execrl.errors import DataError, LoaderError
 from execrl.evaluate.completions import COMPLETION_FILES, read_completions
 from execrl.problems.io import BUNDLED, load_problem, load_problems, select_problems
 from execrl.problems.models import Problem
+from execrl.sandbox.languages import by_extension
 
 
 @dataclass(frozen=True)
@@ -22,6 +25,8 @@ class Program:
     problem_id: str
     name: str
     code: str
+    language: str = "python"
+    """execrl's name of its language (from the file's extension)."""
 
 
 def read_programs(paths: Sequence[Path], ids: Sequence[str] | None = None) -> list[Program]:
@@ -42,19 +47,31 @@ def _programs_in(path: Path, ids: Sequence[str] | None) -> list[Program]:
     if not path.exists():
         raise LoaderError(f"{path}: no such file or folder")
     if path.is_dir():
-        files = sorted(path.glob("*.py"))
+        files = sorted(f for f in path.iterdir() if f.is_file() and _language(f))
         if not files:
-            raise LoaderError(f"{path}: no .py files in this folder")
+            raise LoaderError(f"{path}: no .py files (or other source files) in this folder")
         pid = _single_id(ids, path)
-        return [Program(pid, f"{path.name}/{f.name}", read_program(f)) for f in files]
+        return [
+            Program(pid, f"{path.name}/{f.name}", read_program(f), _language(f) or "python")
+            for f in files
+        ]
     if path.name.endswith(COMPLETION_FILES):
         rows = read_completions(path)
         return [
             Program(r.problem_id, r.name, r.program) for r in rows if not ids or r.problem_id in ids
         ]
-    if path.suffix == ".py":
-        return [Program(_single_id(ids, path), path.name, read_program(path))]
-    raise LoaderError(f"{path}: expected a .py file, a folder of them, or a .jsonl file")
+    if (language := _language(path)) is not None:
+        return [Program(_single_id(ids, path), path.name, read_program(path), language)]
+    raise LoaderError(
+        f"{path}: expected a .py file (or a .cpp, .java... source file), a folder of them, or "
+        "a .jsonl file"
+    )
+
+
+def _language(path: Path) -> str | None:
+    """The language of a source file's extension (``.cpp`` -> ``cpp``), or None."""
+    found = by_extension(path.suffix) if path.suffix else None
+    return found.name if found is not None else None
 
 
 def _single_id(ids: Sequence[str] | None, path: Path) -> str:
