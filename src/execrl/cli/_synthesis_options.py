@@ -34,6 +34,22 @@ def add_endpoint_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_other_endpoint(p: argparse.ArgumentParser, name: str, purpose: str) -> None:
+    """--NAME-endpoint and --NAME-model: another endpoint for one part of the pipeline."""
+    p.add_argument(f"--{name}-endpoint", help=f"{purpose}: base URL (default --endpoint)")
+    p.add_argument(f"--{name}-model", help=f"{purpose}: model name (default --model)")
+
+
+def other_endpoint(args: argparse.Namespace, name: str) -> EndpointSettings | None:
+    """The endpoint ``add_other_endpoint`` names (None when neither option is given)."""
+    url, model = getattr(args, f"{name}_endpoint"), getattr(args, f"{name}_model")
+    if url is None and model is None:
+        return None
+    return endpoint(args).model_copy(
+        update={"url": url or args.endpoint, "model": model or args.model}
+    )
+
+
 def add_labelling_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--roles", type=int, default=10, help="solver roles per problem (default 10)")
     p.add_argument("--roles-file", help="YAML list of {id, text} roles (default: bundled)")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from execrl.cli import _synthesis_options as opts
 from execrl.problems.optim import BUNDLED, load_optim_problems
-from execrl.synthesis import EndpointSettings, SynthesisConfig, synthesize
+from execrl.synthesis import SynthesisConfig, synthesize
 
 
 def register_synthesize(sub: argparse._SubParsersAction) -> None:
@@ -59,8 +59,9 @@ def register_synthesize(sub: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="benchmark files (NL4OPT, MAMO, IndustryOR ...) whose near-duplicates are dropped",
     )
-    p.add_argument("--baseline-endpoint", help="difficulty filter: the baseline's base URL")
-    p.add_argument("--baseline-model", help="difficulty filter: the baseline's model name")
+    opts.add_other_endpoint(p, "judge", "the judge")
+    opts.add_other_endpoint(p, "solver", "the solver roles")
+    opts.add_other_endpoint(p, "baseline", "difficulty filter (none: no filter)")
     p.add_argument(
         "--baseline-attempts", type=int, default=10, help="baseline attempts (default 10)"
     )
@@ -76,16 +77,11 @@ def register_synthesize(sub: argparse._SubParsersAction) -> None:
 
 def cmd_synthesize(args: argparse.Namespace) -> int:
     seeds = load_optim_problems(args.seeds, format=args.format)
-    generator = opts.endpoint(args)
-    baseline = None
-    if args.baseline_endpoint or args.baseline_model:
-        baseline = EndpointSettings(
-            url=args.baseline_endpoint or args.endpoint,
-            model=args.baseline_model or args.model,
-            api_key_variable=args.api_key_env,
-        )
     config = SynthesisConfig(
-        endpoint=generator,
+        endpoint=opts.endpoint(args),
+        judge=opts.other_endpoint(args, "judge"),
+        solver=opts.other_endpoint(args, "solver"),
+        baseline=opts.other_endpoint(args, "baseline"),
         n_generate=args.n,
         seed=args.seed,
         include_seeds=args.include_seeds,
@@ -93,7 +89,6 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
         judge_threshold=args.judge_threshold,
         dedup_threshold=args.dedup_threshold,
         decontaminate=tuple(str(Path(f)) for f in args.decontaminate),
-        baseline=baseline,
         baseline_attempts=args.baseline_attempts,
         baseline_max_right=args.baseline_max_right,
         scenarios_file=args.scenarios,

@@ -56,7 +56,11 @@ class SynthesisConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     endpoint: EndpointSettings
-    """The generator, judge and solver roles."""
+    """The generator (generate, augment), and the judge and solver roles unless named apart."""
+    judge: EndpointSettings | None = None
+    """The judge's endpoint (None: ``endpoint``)."""
+    solver: EndpointSettings | None = None
+    """The solver roles' endpoint (None: ``endpoint``)."""
     n_generate: int = Field(default=10, ge=0)
     """Generated problems (each from a sampled seed and scenario)."""
     seed: int = 0
@@ -121,6 +125,8 @@ def settings_fingerprint(config: SynthesisConfig, seeds_digest: str) -> str:
     """A digest of what decides a run's output: the settings (not the endpoints' addresses)
     and the seed problems."""
     where = {"url", "api_key_variable"}  # the same model may come back at another address
-    fields = config.model_dump(mode="json", exclude={"endpoint": where, "baseline": where})
+    fields = config.model_dump(
+        mode="json", exclude={name: where for name in ("endpoint", "judge", "solver", "baseline")}
+    )
     text = json.dumps([fields, seeds_digest], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -40,6 +40,10 @@ class RunContext:
     prompts: Prompts
     folder: Path
     client: LLMClient
+    """The generator (generate, augment)."""
+    judge: LLMClient
+    solver: LLMClient
+    """The solver roles (solve, repair)."""
     baseline: LLMClient | None
     executor: Executor
     spending: Spending

@@ -126,11 +126,12 @@ def run_judge(ctx: RunContext, rows: list[Row]) -> list[Row]:
     threshold = ctx.config.judge_threshold
 
     def process(row: Row, meter: Meter) -> list[Row]:
-        reply = ctx.client.chat(
+        reply = ctx.judge.chat(
             [{"role": "user", "content": template.fill(question=row["question"])}], meter
         )
         provenance = dict(row["provenance"])
         provenance["templates"] = {**provenance["templates"], "judge": template.id}
+        provenance["judge_model"] = ctx.judge.settings.model
         verdict = judge_verdict(reply)
         base = derived(row, provenance=provenance, judge=verdict)
         if verdict is None:

@@ -21,7 +21,12 @@ from execrl.problems.optim import OptimProblem
 from execrl.rewards.solver.execution import solver_executor
 from execrl.sandbox.protocol import Executor
 from execrl.synthesis.client import LLMClient, PromptCache, Spending
-from execrl.synthesis.config import RunSettings, SynthesisConfig, settings_fingerprint
+from execrl.synthesis.config import (
+    EndpointSettings,
+    RunSettings,
+    SynthesisConfig,
+    settings_fingerprint,
+)
 from execrl.synthesis.context import STAGES, RunContext, SynthesisStopped
 from execrl.synthesis.filtering import run_filter, write_training_set
 from execrl.synthesis.generation import run_augment, run_generate, run_judge
@@ -126,16 +131,28 @@ def _run(
     _claim_folder(folder, command, settings_fingerprint(config, _digest(seeds)), resume)
     spending = Spending(run.budget)
     cache = PromptCache(run.cache or folder / "cache.jsonl")
-    client = LLMClient(config.endpoint, run, cache=cache, spending=spending, seed=config.seed)
-    baseline = (
-        LLMClient(config.baseline, run, cache=cache, spending=spending, seed=config.seed)
-        if config.baseline is not None and command == "synthesize"
-        else None
-    )
+
+    def client(settings: EndpointSettings | None) -> LLMClient:
+        settings = settings or config.endpoint
+        return LLMClient(settings, run, cache=cache, spending=spending, seed=config.seed)
+
+    baseline = client(config.baseline) if config.baseline and command == "synthesize" else None
     with ExitStack() as stack:
         if executor is None:
             executor = stack.enter_context(solver_executor(workers=run.workers))
-        ctx = RunContext(config, run, prompts, folder, client, baseline, executor, spending, seeds)
+        ctx = RunContext(
+            config=config,
+            run=run,
+            prompts=prompts,
+            folder=folder,
+            client=client(config.endpoint),
+            judge=client(config.judge),
+            solver=client(config.solver),
+            baseline=baseline,
+            executor=executor,
+            spending=spending,
+            seeds=seeds,
+        )
         try:
             final = stages(ctx)
         except SynthesisStopped as exc:

@@ -101,7 +101,7 @@ def run_solve(ctx: RunContext, rows: list[Row]) -> list[Row]:
 
     def process(row: Row, meter: Meter) -> list[Row]:
         responses = [
-            ctx.client.chat(role_messages(role.text, row["question"], []), meter) for role in roles
+            ctx.solver.chat(role_messages(role.text, row["question"], []), meter) for role in roles
         ]
         records = execute(ctx, responses, meter)
         solutions = [
@@ -110,6 +110,7 @@ def run_solve(ctx: RunContext, rows: list[Row]) -> list[Row]:
         ]
         provenance = dict(row["provenance"])
         provenance["templates"] = {**provenance["templates"], "roles": [r.id for r in roles]}
+        provenance["solver_model"] = ctx.solver.settings.model
         return [derived(row, solutions=solutions, provenance=provenance)]
 
     return kept(run_stage(ctx, "solve", rows, process).rows)
@@ -140,7 +141,7 @@ def run_repair(ctx: RunContext, rows: list[Row]) -> list[Row]:
             for solution, (_, prompt) in todo:
                 history = [*solution["attempts"], {"followup": prompt}]
                 messages = role_messages(system[solution["role"]], row["question"], history)
-                responses.append(ctx.client.chat(messages, meter))
+                responses.append(ctx.solver.chat(messages, meter))
             for (solution, (kind, prompt)), record in zip(
                 todo, execute(ctx, responses, meter), strict=True
             ):
