@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from execrl.errors import DataError, UsageError, describe_validation_error
 from execrl.problems.models import Problem, TestCase, TestGroup
+from execrl.sandbox.builds import BuildOptions
 from execrl.sandbox.limits import TIMING_UNITS, ExecutionOptions, TimingMetric, is_counted
 from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import ExecutionRecord
@@ -43,13 +44,22 @@ def problem_request(
     tests: list[TestCase],
     options: ExecutionOptions,
     name: str = "",
+    *,
+    language: str = "python",
+    build: BuildOptions | None = None,
 ) -> ExecutionRequest:
-    """The request running ``program`` on ``tests`` under the problem's limits and checker;
-    a problem whose limits the sandbox cannot take (a time limit over its maximum) is that
-    problem's one-line DataError."""
+    """The request running ``program`` (in ``language``, built with ``build``) on ``tests``
+    under the problem's limits and checker; a problem whose limits the sandbox cannot take
+    (a time limit over its maximum) is that problem's one-line DataError."""
     try:
         return ExecutionRequest.for_problem(
-            problem, program, tests=tests, options=options, program_name=name
+            problem,
+            program,
+            tests=tests,
+            options=options,
+            program_name=name,
+            language=language,
+            build=build,
         )
     except ValidationError as exc:
         raise DataError(
