@@ -28,6 +28,13 @@ from execrl.cli._executor import (
     sandbox_config,
 )
 from execrl.cli._files import read_text_file
+from execrl.cli._run_options import (
+    add_language_arguments,
+    build_options,
+    program_and_problem,
+    program_language,
+    tests_problem,
+)
 from execrl.errors import LoaderError, UsageError
 from execrl.problems.io import BUNDLED, FORMATS, load_problem
 from execrl.problems.models import StdioTest, TestGroup
@@ -42,11 +49,20 @@ def register(commands: argparse._SubParsersAction) -> None:
     p = commands.add_parser(
         "run",
         help="run a program on a problem's tests in the sandbox",
-        description="Run PROGRAM on the tests of PROBLEM in the sandbox and "
-        "print per-test verdicts and times.",
+        description="Run PROGRAM on the tests of PROBLEM (or of a JSONL file given with "
+        "--tests) in the sandbox and print per-test verdicts and times. PROGRAM may be in any "
+        "language `execrl languages` lists: built once in the sandbox, then run on each test.",
     )
-    p.add_argument("problem", help="problem id")
-    p.add_argument("program", type=Path, help="the Python program to run")
+    p.add_argument("problem", metavar="PROBLEM", help="problem id (with --tests: PROGRAM)")
+    p.add_argument(
+        "program",
+        type=Path,
+        nargs="?",
+        metavar="PROGRAM",
+        help="the program to run: main.py, main.cpp, Main.java... (the extension gives the "
+        "language unless --language says)",
+    )
+    add_language_arguments(p)
     p.add_argument("--source", default=BUNDLED, help="problem set (default: bundled)")
     p.add_argument("--format", choices=FORMATS, help="the source's format")
     p.add_argument(
@@ -93,15 +109,22 @@ def cmd_run(args: argparse.Namespace) -> int:
     require_counting(args.timing)
     if args.unsafe_degraded and executor_spec(args).kind == "remote":
         raise UsageError("--unsafe-degraded applies to a sandbox on this machine, not a server's")
-    problem = load_problem(args.source, args.problem, format=args.format)
-    if not args.program.is_file():
-        raise LoaderError(f"{args.program}: no such program file")
-    program = read_text_file(args.program, "program")
+    path, problem_id = program_and_problem(args)
+    language, build = program_language(args.language, path), build_options(args)
+    if problem_id is None:
+        problem = tests_problem(args.tests)
+    else:
+        problem = load_problem(args.source, problem_id, format=args.format)
+    if not path.is_file():
+        raise LoaderError(f"{path}: no such program file")
+    program = read_text_file(path, "program")
     tests = problem_tests(problem, args.group or ())
     options = ExecutionOptions(
         repeats=args.repeats, timing=args.timing, stop_at_first_failure=args.stop_at_first_failure
     )
-    request = problem_request(problem, program, tests, options, args.program.name)
+    request = problem_request(
+        problem, program, tests, options, path.name, language=language, build=build
+    )
     config = sandbox_config(args, strict=not args.unsafe_degraded)
     with open_executor_from_args(args, default_workers=1, config=config) as executor:
         record = executor.execute(request)
@@ -111,10 +134,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         f"memory {limits.memory_mb} MB",
         highlight=False,
     )
+    if record.build is not None and record.build.command:
+        cached = " (from the build cache)" if record.build.cached else ""
+        line = f"build: {record.build.status}{cached}: {' '.join(record.build.command)}"
+        console.print(line, highlight=False, markup=False)
     header, rows = record_table(record, problem, request.options.timing)
     for row, result in zip(rows, record.results, strict=True):
         row[2] = Text(row[2], style="green" if result.passed else "red")
-    title = f"{args.program.name} on {problem.id}"
+    title = f"{path.name} ({record.language}) on {problem.id}"
     print_table(header, rows, title=title, align="lllrrl" if len(header) == 6 else "lllrrrl")
     passed = sum(r.passed for r in record.results)
     console.print(
