@@ -175,6 +175,7 @@ def test_a_build_asks_the_served_model_for_generators(served, tmp_path):
     build = Path(__file__).parents[1] / "fixtures" / "build"
     out = tmp_path / "built"
     argv = ["build", str(build / "kattis"), "--out", str(out), "--generator-model", served]
+    argv += ["--languages", "python"]
     assert main([*argv, "--model-generators", "2", "--attempts", "1", "--jobs", "2"]) == 0
     (row,) = json.loads((out / "build-report.json").read_text())["problems"]
     assert row["model_generators"]["asked"] == 2

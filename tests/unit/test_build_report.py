@@ -22,7 +22,7 @@ from execrl.datagen.report import (
 )
 from execrl.datagen.verify import verify_problem
 from execrl.problems.codecontests import load_codecontests
-from execrl.problems.kattis import SkippedSubmissionsWarning, load_kattis
+from execrl.problems.kattis import load_kattis
 from execrl.problems.models import ReferenceLabel
 
 BUILD = Path(__file__).parents[1] / "fixtures" / "build"
@@ -223,9 +223,9 @@ FAIL_ORIGINALS = {"9001_b-inversion-count": {"correct-9"}}
 
 
 def fixture_problems():
-    with pytest.warns(SkippedSubmissionsWarning, match="skipped 2 submission"):
-        kattis = load_kattis(BUILD / "kattis")
-    return [*load_codecontests(CODECONTESTS), *kattis]
+    # The fixtures' Python 3 solutions only (their Python 2 and C++ ones are in the rows).
+    kattis = load_kattis(BUILD / "kattis", languages=["python"])
+    return [*load_codecontests(CODECONTESTS, languages=["python"]), *kattis]
 
 
 def test_fixtures_load_with_their_ids_and_python3_solutions() -> None:
@@ -235,10 +235,10 @@ def test_fixtures_load_with_their_ids_and_python3_solutions() -> None:
         correct = [r for r in problem.references if r.label is ReferenceLabel.CORRECT]
         incorrect = [r for r in problem.references if r.label is ReferenceLabel.INCORRECT]
         assert len(correct) >= 7 and len(incorrect) >= 3, problem.id
-        assert {r.language for r in problem.references} == {"python3"}
+        assert {r.language for r in problem.references} == {"python"}
         assert len(problem.tests) <= 5  # few original tests, as real rows
         assert (BUILD / f"{problem.source.dataset}-generators" / f"{problem.id}.py").is_file()
-    # Python 2 and C++ solutions are in the rows but not loaded: names skip their positions
+    # Python 2 and C++ solutions are in the rows but filtered out: names skip their positions
     assert "correct-4" not in {r.name for r in problems["9001_a-pair-sums"].references}
     assert problems["9001_a-pair-sums"].time_limit_s == 2.0
 

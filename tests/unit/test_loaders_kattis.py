@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from execrl.errors import ExecrlError, LoaderError
+from execrl.errors import ExecrlError, LoaderError, UsageError
 from execrl.problems import kattis
 from execrl.problems.io import guess_format, load_problem, load_problems
 from execrl.problems.kattis import (
@@ -23,8 +23,7 @@ KATTIS = Path(__file__).parents[1] / "fixtures" / "kattis"
 
 
 def average():
-    with pytest.warns(SkippedSubmissionsWarning, match="skipped 1 submission"):
-        return read_kattis_package(KATTIS / "average")
+    return read_kattis_package(KATTIS / "average")
 
 
 def test_legacy_package_fields():
@@ -55,14 +54,18 @@ def test_validator_flags_become_the_checker():
 def test_submissions_by_verdict_folder_become_labelled_references():
     refs = {r.name: r for r in average().references}
     assert set(refs) == {
-        "accepted-average",
+        "accepted-average-cpp",  # average.cpp and average.py share a stem: both keep the suffix
+        "accepted-average-py",
         "accepted-average_exit",
         "wrong_answer-integer_division",
         "time_limit_exceeded-spin",
         "run_time_error-no_zero",
-    }  # accepted/average.cpp is skipped with a warning
-    assert refs["accepted-average"].label.value == "correct"
-    assert refs["accepted-average"].expected_verdict is None
+    }
+    assert refs["accepted-average-py"].label.value == "correct"
+    assert refs["accepted-average-py"].expected_verdict is None
+    assert {n: r.language for n, r in refs.items() if r.language != "python"} == {
+        "accepted-average-cpp": "cpp"
+    }
     assert refs["wrong_answer-integer_division"].expected_verdict == "wrong_answer"
     assert refs["time_limit_exceeded-spin"].expected_verdict == "timeout"
     assert refs["run_time_error-no_zero"].expected_verdict == "runtime_error"
@@ -122,11 +125,9 @@ def test_packages_are_recognised_without_format():
     assert not is_kattis_package(KATTIS)
     assert guess_format(KATTIS / "average") == "kattis"
     assert guess_format(KATTIS) == "kattis"
-    with pytest.warns(SkippedSubmissionsWarning):
-        problems = load_problems(KATTIS)
+    problems = load_problems(KATTIS)
     assert [p.id for p in problems] == ["average", "hello2023", "pairsum"]
-    with pytest.warns(SkippedSubmissionsWarning):
-        assert load_problem(KATTIS, "pairsum").checker.kind == "custom"
+    assert load_problem(KATTIS, "pairsum").checker.kind == "custom"
     assert [p.id for p in load_kattis(KATTIS / "pairsum")] == ["pairsum"]
 
 
@@ -147,14 +148,97 @@ def test_cli_lists_a_package_and_a_folder_of_packages(target):
     )
     assert done.returncode == 0, done.stderr
     assert "average" in done.stdout
-    assert "3/0" not in done.stdout and "2/3" in done.stdout  # 2 accepted, 3 other verdicts
+    assert "3/3" in done.stdout  # 3 accepted (one in C++), 3 other verdicts
     assert "problems" in done.stdout.splitlines()[-1]
 
 
 def test_packages_convert_to_the_folder_format_and_back(tmp_path: Path):
     from execrl.problems.io import save_problems
 
-    with pytest.warns(SkippedSubmissionsWarning):
-        problems = load_problems(KATTIS)
+    problems = load_problems(KATTIS)
     save_problems(problems, tmp_path / "converted")
+    assert (
+        tmp_path / "converted" / "average" / "references" / "accepted-average-cpp.cpp"
+    ).is_file()
     assert load_problems(tmp_path / "converted") == problems  # validators, verdicts and all
+
+
+def test_languages_keeps_only_those_submissions():
+    (python_only,) = load_kattis(KATTIS / "average", languages=["python3"])
+    assert {r.language for r in python_only.references} == {"python"}
+    assert "accepted-average-py" in {r.name for r in python_only.references}  # names stay
+    (cpp_only,) = load_kattis(KATTIS / "average", languages="c++")
+    assert [r.name for r in cpp_only.references] == ["accepted-average-cpp"]
+    listed = load_problems(KATTIS / "average", languages="cpp")
+    assert listed == [cpp_only]
+
+
+def test_unknown_language_in_the_filter_is_a_usage_error():
+    with pytest.raises(UsageError, match=r"unknown `languages` 'cobol'; known: python, "):
+        load_kattis(KATTIS / "average", languages=["cpp", "cobol"])
+
+
+def _package(tmp_path: Path, files: dict[str, str]) -> Path:
+    package = shutil.copytree(KATTIS / "hello2023", tmp_path / "hello2023")
+    shutil.rmtree(package / "submissions")
+    for name, text in files.items():
+        (package / "submissions" / name).parent.mkdir(parents=True, exist_ok=True)
+        (package / "submissions" / name).write_text(text)
+    return package
+
+
+def test_every_extension_the_table_knows_is_a_language(tmp_path: Path):
+    extensions = {
+        ".c": "c", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".c++": "cpp", ".C": "cpp",
+        ".java": "java", ".py": "python", ".py3": "python", ".py2": "python2", ".rs": "rust",
+        ".go": "go", ".js": "javascript",
+    }  # fmt: skip
+    files = {f"accepted/s{i}{ext}": "x\n" for i, ext in enumerate(extensions)}
+    problem = read_kattis_package(_package(tmp_path, files))
+    found = {r.name: r.language for r in problem.references}
+    assert found == {f"accepted-s{i}": lang for i, lang in enumerate(extensions.values())}
+
+
+def test_a_python2_shebang_is_python2(tmp_path: Path):
+    package = _package(
+        tmp_path,
+        {
+            "accepted/old.py": "#!/usr/bin/env python2\nprint 'Hello, World!'\n",
+            "accepted/new.py": "#!/usr/bin/env python3\nprint('Hello, World!')\n",
+        },
+    )
+    refs = {r.name: r.language for r in read_kattis_package(package).references}
+    assert refs == {"accepted-old": "python2", "accepted-new": "python"}
+
+
+def test_shared_stems_keep_their_extensions(tmp_path: Path):
+    package = _package(
+        tmp_path,
+        {
+            "accepted/sol.c": "",
+            "accepted/sol.cpp": "",
+            "accepted/sol.c++": "",
+            "wrong_answer/sol.c": "",
+        },
+    )
+    names = [r.name for r in read_kattis_package(package).references]
+    assert names == ["accepted-sol-c", "accepted-sol-cpp", "accepted-sol-cpp2", "wrong_answer-sol"]
+
+
+def test_folders_and_unknown_languages_are_skipped_with_one_warning(tmp_path: Path):
+    package = _package(
+        tmp_path,
+        {
+            "accepted/multi/main.cpp": "",
+            "accepted/multi/util.h": "",
+            "accepted/sol.kt": "",
+            "accepted/Sol.java": "public class Sol {}\n",
+        },
+    )
+    with pytest.warns(SkippedSubmissionsWarning) as caught:
+        problem = read_kattis_package(package)
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert "skipped 2 submission(s)" in message
+    assert "multi/ (a submission of several files)" in message and "sol.kt" in message
+    assert [(r.name, r.language) for r in problem.references] == [("accepted-Sol", "java")]

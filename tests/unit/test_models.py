@@ -92,3 +92,76 @@ def test_references_by_label():
     )
     assert [r.name for r in problem.references_labelled("correct")] == ["good"]
     assert [r.name for r in problem.references_labelled("incorrect")] == ["bad"]
+
+
+# -- reference languages --------------------------------------------------------------------
+
+
+def _reference(language):
+    entry = {"name": "r", "code": "x", "label": "correct"}
+    if language is not None:
+        entry["language"] = language
+    return make_problem(references=[entry]).references[0]
+
+
+@pytest.mark.parametrize(
+    ("given", "stored"),
+    [
+        (None, "python"),
+        ("python3", "python"),  # the old default reads as the canonical name
+        ("Python3", "python"),
+        ("pypy", "pypy"),
+        ("C++", "cpp"),
+        (".cc", "cpp"),
+        (".C", "cpp"),
+        (".c", "c"),
+        ("golang", "go"),
+        ("node", "javascript"),
+        ("nodejs", "javascript"),  # SandboxFusion's name
+        (2, "cpp"),  # CodeContests' enum
+        (1, "python2"),
+        ("JAVA", "java"),
+    ],
+)
+def test_reference_language_is_stored_by_its_canonical_name(given, stored):
+    reference = _reference(given)
+    assert reference.language == stored
+    assert reference.model_dump()["language"] == stored
+
+
+def test_unknown_reference_language_names_the_known_ones():
+    with pytest.raises(ProblemFormatError) as caught:
+        _reference("cobol")
+    message = str(caught.value)
+    assert "references[r].language" in message and "unknown `language` 'cobol'" in message
+    assert "known: python, python2, pypy, c, cpp, java, rust, go, javascript" in message
+
+
+def test_language_names_agree_with_the_sandboxs_table():
+    """The problem model's names-only table (problems may not import the sandbox) resolves
+    every name the sandbox's language table knows to the same language, and nothing else."""
+    from execrl.errors import UsageError
+    from execrl.problems.language_names import LANGUAGE_NAMES, find_language, source_suffix
+    from execrl.sandbox.languages import CODECONTESTS_NAMES, LANGUAGES, language
+
+    assert list(LANGUAGE_NAMES) == list(LANGUAGES)
+    names: list[str | int] = [*CODECONTESTS_NAMES, *CODECONTESTS_NAMES.values(), 0, 5]
+    for row in LANGUAGES.values():
+        assert source_suffix(row.name) == "." + row.source_file.rsplit(".", 1)[1]
+        for name in (row.name, *row.aliases, *row.sandboxfusion, *row.kattis_extensions):
+            names += [name, name.upper(), name.title(), f" {name} "]
+        names += list(row.codecontests)
+    names += ["cobol", ".kt", ".py2", ".CPP", "", "python 3", "kotlin"]
+    for name in names:
+        try:
+            expected = language(name).name
+        except UsageError:
+            expected = None
+        assert find_language(name) == expected, name
+    for name, entry in LANGUAGE_NAMES.items():
+        row = LANGUAGES[name]
+        assert (entry.aliases, entry.codecontests, entry.kattis_extensions) == (
+            row.aliases,
+            row.codecontests,
+            row.kattis_extensions,
+        )

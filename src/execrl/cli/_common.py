@@ -108,6 +108,18 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPa
     return parser
 
 
+def add_languages_argument(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """--languages: keep only the references in these languages (the loaders' filter)."""
+    parser.add_argument(
+        "--languages",
+        metavar="LIST",
+        help="keep only the references (solutions, submissions) in these languages, "
+        "comma-separated names or aliases `execrl languages` lists, e.g. cpp,java "
+        "(default: every language)",
+    )
+    return parser
+
+
 def check_range(option: str, value: int | None, low: int, high: int, unit: str) -> None:
     """A whole-number option in ``[low, high]`` (None: not given), or a one-line UsageError
     stating the accepted range. Commands call it first, before any pool or model starts."""

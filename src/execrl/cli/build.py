@@ -7,7 +7,14 @@ import argparse
 import shutil
 from pathlib import Path
 
-from execrl.cli._common import EXIT_OK, add_source_arguments, check_range, console, print_table
+from execrl.cli._common import (
+    EXIT_OK,
+    add_languages_argument,
+    add_source_arguments,
+    check_range,
+    console,
+    print_table,
+)
 from execrl.cli._executor import (
     add_executor_argument,
     add_jobs_argument,
@@ -36,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "write them in execrl's format to OUT/problems with a report (OUT/report.html) and a "
         "dataset card (OUT/README.md). Rerunning resumes from OUT/cache.",
     )
-    add_source_arguments(p)
+    add_languages_argument(add_source_arguments(p))
     p.add_argument("--out", type=Path, required=True, metavar="DIR", help="the build's folder")
     p.add_argument("--id", action="append", dest="ids", default=[], help="a problem id")
     p.add_argument(
@@ -78,7 +85,9 @@ def cmd_build(args: argparse.Namespace) -> int:
     settings = _settings(args)
     workers = jobs(args)
     executor_spec(args)
-    problems = select_problems(load_problems(args.source, format=args.format), args.ids)
+    problems = select_problems(
+        load_problems(args.source, format=args.format, languages=args.languages), args.ids
+    )
     if args.generators is not None and not args.generators.is_dir():
         raise UsageError(f"--generators {args.generators}: no such folder")
     check_build_folder(args.out)  # before any sandbox or model starts

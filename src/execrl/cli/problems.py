@@ -14,6 +14,7 @@ from execrl.cli import problems_build
 from execrl.cli._common import (
     EXIT_CHECK_FAILED,
     EXIT_OK,
+    add_languages_argument,
     add_source_arguments,
     console,
     print_table,
@@ -86,20 +87,24 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 def _source_command(sub, name: str, help: str, handler) -> argparse.ArgumentParser:
     """A subcommand reading a problem set SOURCE (with --format), run by ``handler``."""
-    p = add_source_arguments(sub.add_parser(name, help=help))
+    p = add_languages_argument(add_source_arguments(sub.add_parser(name, help=help)))
     p.set_defaults(handler=handler)
     return p
 
 
+def _load(args: argparse.Namespace) -> list[Problem]:
+    return load_problems(args.source, format=args.format, languages=args.languages)
+
+
 def cmd_list(args: argparse.Namespace) -> int:
-    problems = load_problems(args.source, format=args.format)
+    problems = _load(args)
     print_table(*tables.list_table(problems), align="l", plain=True)
     console.print(f"{len(problems)} problems")
     return EXIT_OK
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    problem = load_problem(args.source, args.id, format=args.format)
+    problem = load_problem(args.source, args.id, format=args.format, languages=args.languages)
     console.rule(f"{problem.id} — {problem.title}")
     console.print(problem.statement.strip() or "(no statement)", highlight=False, markup=False)
     console.rule()
@@ -111,7 +116,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    problems = load_problems(args.source, format=args.format)
+    problems = _load(args)
     require_usable(problems, args.source)
     tests = sum(len(p.tests) for p in problems)
     refs = sum(len(p.references) for p in problems)
@@ -120,7 +125,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    problems = load_problems(args.source, format=args.format)
+    problems = _load(args)
     dest = save_problems(problems, args.dest)
     console.print(f"wrote {len(problems)} problems to {dest}")
     return EXIT_OK
@@ -135,7 +140,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise UsageError(
             f"--out {args.out}: is the problem set being checked; name another file for the rows"
         )
-    problems = select_problems(load_problems(args.source, format=args.format), args.ids)
+    problems = select_problems(_load(args), args.ids)
     if not problems:
         raise ProblemFormatError(f"{args.source}: holds no problems, so there is nothing to check")
     config = sandbox_config(args)

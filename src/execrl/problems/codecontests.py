@@ -6,8 +6,10 @@ Field by field:
 - ``public_tests``, ``private_tests``, ``generated_tests`` (``{input: [...], output: [...]}``)
   → stdio tests in group T0 (``original``), ids ``public-0``, ``private-3``, ``generated-17``.
 - ``solutions`` / ``incorrect_solutions`` (``{language: [int], solution: [str]}``) → correct /
-  incorrect references, kept only for the requested languages. Language codes:
-  0 unknown, 1 Python 2, 2 C++, 3 Python 3, 4 Java.
+  incorrect references ``correct-<i>`` / ``incorrect-<i>`` (``i`` the position in the row, so
+  a name does not change with the filter), in every language unless ``languages`` names some.
+  Language codes: 1 Python 2 → ``python2`` (never run as Python 3), 2 C++ → ``cpp``,
+  3 Python 3 → ``python``, 4 Java → ``java``; 0 (unknown) cannot be run and is dropped.
 - checker: DeepMind's own tester's comparison (``CODECONTESTS_CHECKER``): tokens compared
   case-insensitively, numeric tokens within 1e-5 (absolute or relative).
 - ``time_limit`` (``{seconds, nanos}``) → ``time_limit_s``; ``memory_limit_bytes`` →
@@ -30,9 +32,11 @@ from typing import Any
 from execrl.errors import LoaderError
 from execrl.problems._rows import convert_rows, int_field, mapping_field, slugify
 from execrl.problems._validation import parse_problem
+from execrl.problems.language_names import canonical_languages, keeps
 from execrl.problems.models import Difficulty, Problem, TestGroup
 
-LANGUAGES = {0: "unknown", 1: "python2", 2: "cpp", 3: "python3", 4: "java"}
+LANGUAGES = {1: "python2", 2: "cpp", 3: "python", 4: "java"}
+"""CodeContests' ``Language`` enum → execrl's language name (0, UNKNOWN_LANGUAGE, has none)."""
 SOURCES = {
     0: "unknown",
     1: "codechef",
@@ -89,20 +93,16 @@ def normalise_difficulty(code: int, cf_rating: int | None) -> Difficulty:
 def load_codecontests(
     path: str | Path,
     *,
-    languages: Iterable[str] = ("python3",),
+    languages: Iterable[str] | str | None = None,
     include_generated: bool = True,
 ) -> list[Problem]:
     """Load CodeContests rows from .parquet, .jsonl[.gz] or .json.
 
-    ``languages`` selects which solutions become references (names as in ``LANGUAGES``);
+    ``languages`` keeps only the solutions in those languages (any name or alias the language
+    table knows: ``["cpp", "python3"]`` or ``"cpp,java"``); None keeps every language.
     ``include_generated=False`` drops the (numerous) generated tests.
     """
-    wanted = set(languages)
-    unknown = wanted - set(LANGUAGES.values())
-    if unknown:
-        raise LoaderError(
-            f"unknown language {sorted(unknown)[0]!r}; use some of {sorted(LANGUAGES.values())}"
-        )
+    wanted = canonical_languages(languages)
     return convert_rows(
         path,
         lambda _, where, row: parse_problem(
@@ -115,7 +115,7 @@ def load_codecontests(
 def codecontests_row_to_dict(
     row: dict[str, Any],
     where: str,
-    languages: set[str],
+    languages: frozenset[str] | None = None,
     include_generated: bool = True,
 ) -> dict[str, Any]:
     if not row.get("name"):
@@ -187,7 +187,9 @@ def codecontests_row_to_dict(
     return data
 
 
-def _references(block: Any, label: str, languages: set[str], where: str) -> list[dict[str, Any]]:
+def _references(
+    block: Any, label: str, languages: frozenset[str] | None, where: str
+) -> list[dict[str, Any]]:
     block = block or {}
     codes, sources = block.get("language") or [], block.get("solution") or []
     if len(codes) != len(sources):
@@ -196,8 +198,8 @@ def _references(block: Any, label: str, languages: set[str], where: str) -> list
         )
     refs = []
     for i, (lang_code, code) in enumerate(zip(codes, sources, strict=True)):
-        language = LANGUAGES.get(int(lang_code), "unknown")
-        if language in languages:
+        language = LANGUAGES.get(int(lang_code))
+        if language is not None and keeps(languages, language):
             refs.append(
                 {"name": f"{label}-{i}", "code": code, "label": label, "language": language}
             )

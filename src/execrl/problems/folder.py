@@ -6,7 +6,9 @@
       problem.yaml            metadata, limits, checker, reference labels, generator plan
       statement.md            the statement shown to a model
       generator.py            optional input generator (python generator.py MODE SEED)
-      references/<name>.py    one program per reference solution
+      references/<name>.<ext> one program per reference solution, in any language: the
+                              entry's ``language`` in problem.yaml, else the extension says
+                              (``.py`` Python 3, ``.cpp`` C++, ``.java``, ``.c``, ``.rs``, ...)
       tests/<group>/<name>.in   stdin of a stdio test   (``.in.gz`` for large inputs)
       tests/<group>/<name>.out  expected stdout         (``.out.gz``)
       tests/<group>/<name>.json a call-based or assert-style test
@@ -33,6 +35,7 @@ from execrl.errors import OutputError, ProblemFormatError
 from execrl.problems._files import read_json, read_text, read_yaml
 from execrl.problems._validation import parse_problem
 from execrl.problems.generated import regenerate_input, remember_input
+from execrl.problems.language_names import by_extension, find_language, source_suffix
 from execrl.problems.models import Problem, StdioTest, TestGroup
 
 PROBLEM_FILE = "problem.yaml"
@@ -105,7 +108,9 @@ def _write_problem_folder(problem: Problem, folder: Path) -> Path:
     meta["id"] = problem.id
     meta["references"] = []
     for ref in problem.references:
-        (folder / "references" / f"{ref.name}.py").write_text(
+        for stale in _reference_files(folder / "references", ref.name):
+            stale.unlink()  # a reference rewritten in another language leaves no old file
+        (folder / "references" / f"{ref.name}{source_suffix(ref.language)}").write_text(
             ref.code, encoding="utf-8", newline=""
         )
         entry = ref.model_dump(mode="json", exclude={"code", "durations_s"}, exclude_defaults=True)
@@ -180,11 +185,11 @@ def _read_reference(folder: Path, entry: Any, meta_path: Path) -> dict[str, Any]
             f"{meta_path}: references: name {name!r} should be the stem of a file in "
             "references/ (e.g. 'fast' for references/fast.py)"
         )
-    code_path = folder / "references" / f"{name}.py"
-    if not code_path.is_file():
-        raise ProblemFormatError(f"{meta_path}: references: {name!r} has no file {code_path}")
+    code_path = _reference_file(folder / "references", name, entry.get("language"), meta_path)
     ref = dict(entry)
     ref["code"] = read_text(code_path)
+    if "language" not in entry:
+        ref["language"] = by_extension(code_path.suffix)
     durations_path = folder / "references" / f"{name}.durations.json"
     if durations_path.is_file():
         durations = read_json(durations_path)
@@ -195,6 +200,48 @@ def _read_reference(folder: Path, entry: Any, meta_path: Path) -> dict[str, Any]
             )
         ref["durations_s"] = durations
     return ref
+
+
+def _reference_files(references: Path, name: str) -> list[Path]:
+    """The files ``references/<name>.<ext>`` (a source in any language; not the
+    ``<name>.durations.json`` beside it)."""
+    if not references.is_dir():
+        return []
+    return sorted(
+        p
+        for p in references.iterdir()
+        if p.is_file() and p.stem == name and p.name != f"{name}.durations.json"
+    )
+
+
+def _reference_file(references: Path, name: str, language: Any, meta_path: Path) -> Path:
+    """The one source file of reference ``name``: ``<name>.<ext>`` with an extension of its
+    ``language`` when the entry names one, else the only ``<name>.<ext>`` whose extension
+    names a language."""
+    files = _reference_files(references, name)
+    canonical = find_language(language) if language is not None else None
+    if canonical is not None:
+        files = [p for p in files if by_extension(p.suffix) == canonical] or [
+            p for p in files if p.suffix == source_suffix(canonical)
+        ]
+    else:
+        files = [p for p in files if by_extension(p.suffix) is not None]
+    if len(files) == 1:
+        return files[0]
+    if not files:
+        suffix = source_suffix(canonical or "python")
+        raise ProblemFormatError(
+            f"{meta_path}: references: {name!r} has no file {references / name}{suffix}"
+            + (
+                ""
+                if canonical
+                else f" (or {name}.cpp, {name}.java, ...: the extension names its language)"
+            )
+        )
+    raise ProblemFormatError(
+        f"{meta_path}: references: {name!r} has {len(files)} files "
+        f"({', '.join(p.name for p in files)}); keep one, or name the entry's language"
+    )
 
 
 def _read_generator(folder: Path, entry: Any, meta_path: Path) -> dict[str, Any]:

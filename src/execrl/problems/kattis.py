@@ -10,8 +10,9 @@ A package is a folder::
       data/sample/*.in, *.ans         sample tests
       data/secret/**/*.in, *.ans      secret tests (test groups may nest folders)
       data/testdata.yaml              optional: output_validator_flags
-      submissions/<verdict>/*.py      accepted, wrong_answer, time_limit_exceeded,
+      submissions/<verdict>/<file>    accepted, wrong_answer, time_limit_exceeded,
                                       run_time_error, memory_limit_exceeded, ...
+                                      (.c .cpp .cc .java .py .rs .go .js ...)
       output_validators/<name>/*.py   a custom output validator (``output_validator/`` in 2023-07)
 
 Field by field:
@@ -37,12 +38,19 @@ Field by field:
   are; C++ ones (``validate.cpp`` or the only ``.cpp``, local ``#include "…"`` headers
   inlined) are compiled with ``g++`` on the host and need it; other languages are a
   LoaderError that says so.
-- ``submissions/accepted/*.py`` → correct references; every other verdict folder →
+- ``submissions/accepted/<file>`` → correct references; every other verdict folder →
   incorrect references whose ``expected_verdict`` is that folder's verdict
   (``wrong_answer``, ``timeout``, ``runtime_error``, ``memory_limit``, ``output_limit``;
-  folders with no single verdict, such as ``rejected``, promise only a failure). Reference
-  names are ``<folder>-<file stem>``. Non-Python submissions are skipped, with one warning
-  per package giving the count.
+  folders with no single verdict, such as ``rejected``, promise only a failure). Every
+  single-file submission in a language the table knows is loaded, its language from its
+  extension as problemtools reads it (``.c`` C, ``.cpp``/``.cc``/``.cxx``/``.c++``/``.C``
+  C++, ``.java``, ``.py``/``.py3`` Python 3, ``.py2`` or a ``python2`` shebang Python 2,
+  ``.rs``, ``.go``, ``.js``); ``languages`` keeps only some. Reference names are
+  ``<folder>-<file stem>``, or ``<folder>-<file stem>-<extension>`` for files that share a
+  stem (``accepted-sol-cpp``, ``accepted-sol-py``). A submission that is a folder of several
+  files, or in a language execrl does not know (``.kt``), is skipped, with one warning per
+  package naming them. A Java submission keeps its file's class name (``Solution.java``
+  holds ``public class Solution``): problemtools runs the class its file is named after.
 """
 
 from __future__ import annotations
@@ -50,6 +58,8 @@ from __future__ import annotations
 import re
 import shutil
 import warnings
+from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +67,7 @@ from execrl.errors import ExecrlError, LoaderError
 from execrl.problems._files import read_text, read_yaml
 from execrl.problems._validation import parse_problem
 from execrl.problems.folder import natural_key
+from execrl.problems.language_names import by_extension, canonical_languages, keeps
 from execrl.problems.models import Problem
 
 VERDICT_FOLDERS: dict[str, str | None] = {
@@ -76,7 +87,8 @@ CPP_SUFFIXES = (".cpp", ".cc", ".cxx")
 
 
 class SkippedSubmissionsWarning(UserWarning):
-    """Some submissions of a Kattis package are not Python and were not loaded."""
+    """Some submissions of a Kattis package cannot be run (a folder of several files, or a
+    language execrl does not know) and were not loaded."""
 
 
 def is_kattis_package(path: Path) -> bool:
@@ -98,11 +110,14 @@ def holds_kattis_packages(path: Path) -> bool:
     return path.is_dir() and any(is_kattis_package(p) for p in path.iterdir())
 
 
-def load_kattis(path: str | Path) -> list[Problem]:
-    """Load one Kattis package, or every package in a folder of them (in name order)."""
+def load_kattis(path: str | Path, *, languages: Iterable[str] | str | None = None) -> list[Problem]:
+    """Load one Kattis package, or every package in a folder of them (in name order).
+    ``languages`` (names the language table knows, e.g. ``["cpp", "java"]``; None: all) keeps
+    only the submissions in those languages."""
     path = Path(path)
+    wanted = canonical_languages(languages)
     if is_kattis_package(path):
-        return [_read_package(path)]
+        return [_read_package(path, wanted)]
     if not path.is_dir():
         raise LoaderError(f"{path}: a Kattis package is a folder (with problem.yaml and data/)")
     packages = sorted((p for p in path.iterdir() if is_kattis_package(p)), key=lambda p: p.name)
@@ -111,12 +126,12 @@ def load_kattis(path: str | Path) -> list[Problem]:
             f"{path}: no Kattis problem packages found (a package holds data/sample or "
             "data/secret with .in/.ans files)"
         )
-    return [_read_package(p) for p in packages]
+    return [_read_package(p, wanted) for p in packages]
 
 
-def _read_package(folder: Path) -> Problem:
+def _read_package(folder: Path, languages: frozenset[str] | None) -> Problem:
     try:
-        return read_kattis_package(folder)
+        return read_kattis_package(folder, languages=languages)
     except ExecrlError:
         raise
     except (TypeError, ValueError, AttributeError, KeyError) as exc:  # an odd problem.yaml
@@ -126,9 +141,13 @@ def _read_package(folder: Path) -> Problem:
         ) from exc
 
 
-def read_kattis_package(folder: str | Path) -> Problem:
-    """Read one package; errors name the file at fault."""
+def read_kattis_package(
+    folder: str | Path, *, languages: Iterable[str] | str | None = None
+) -> Problem:
+    """Read one package (its submissions in ``languages``; None: all); errors name the file
+    at fault."""
     folder = Path(folder)
+    wanted = canonical_languages(languages)
     meta_path = folder / "problem.yaml"
     meta = _read_yaml(meta_path) if meta_path.is_file() else {}
     limits = meta.get("limits") or {}
@@ -140,7 +159,7 @@ def read_kattis_package(folder: str | Path) -> Problem:
         "statement": _statement(folder),
         "tests": _tests(folder / "data"),
         "checker": _checker(folder, meta, meta_path),
-        "references": _submissions(folder),
+        "references": _submissions(folder, wanted),
         "source": {
             "dataset": "kattis",
             "id": folder.name,
@@ -421,43 +440,70 @@ def _inline_local_includes(path: Path, seen: set[Path]) -> str:
     return _LOCAL_INCLUDE.sub(replace, _read_source(path))
 
 
-# -- submissions --------------------------------------------------------------------------------
+# -- submissions ---------------------------------------------------------------------------------
 
 
-def _submissions(folder: Path) -> list[dict[str, Any]]:
+def _submissions(folder: Path, languages: frozenset[str] | None) -> list[dict[str, Any]]:
     root = folder / "submissions"
     if not root.is_dir():
         return []
-    references, skipped = [], 0
+    references: list[dict[str, Any]] = []
+    skipped: list[str] = []
     for verdict_dir in sorted(p for p in root.iterdir() if p.is_dir()):
         expected = VERDICT_FOLDERS.get(verdict_dir.name)
         label = "correct" if verdict_dir.name == "accepted" else "incorrect"
-        for path in sorted(verdict_dir.iterdir(), key=lambda p: natural_key(p.name)):
-            if not (path.is_file() and path.suffix in PYTHON_SUFFIXES):
-                skipped += 1
+        entries = sorted(verdict_dir.iterdir(), key=lambda p: natural_key(p.name))
+        stems = Counter(p.stem for p in entries if p.is_file())
+        for path in entries:
+            if not path.is_file():
+                skipped.append(f"{path.name}/ (a submission of several files)")
                 continue
             code = _read_source(path)
-            if _is_python2(code):
-                skipped += 1
+            language = submission_language(path, code)
+            if language is None:
+                skipped.append(f"{path.name} (no language for {path.suffix or 'no extension'})")
                 continue
+            if not keeps(languages, language):
+                continue
+            name = f"{verdict_dir.name}-{path.stem}"
+            if stems[path.stem] > 1:  # average.cpp and average.py: both keep their extension
+                name += "-" + path.suffix.lstrip(".").replace("+", "p")
             references.append(
                 {
-                    "name": _slug(f"{verdict_dir.name}-{path.stem}"),
+                    "name": _unique(_slug(name), references),
                     "code": code,
                     "label": label,
+                    "language": language,
                     "expected_verdict": expected,
                 }
             )
     if skipped:
+        shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if skipped[5:] else "")
         warnings.warn(
-            f"{root}: skipped {skipped} submission(s) that are not Python 3 files "
-            "(execrl runs Python programs)",
+            f"{root}: skipped {len(skipped)} submission(s) execrl cannot run: {shown}; "
+            "a submission is one source file in a language `execrl languages` lists",
             SkippedSubmissionsWarning,
             stacklevel=3,
         )
     return references
 
 
+def _unique(name: str, references: list[dict[str, Any]]) -> str:
+    """``name``, numbered from 2 if a reference already has it (``sol.cpp`` and ``sol.c++``
+    are both ``-cpp``)."""
+    taken = {r["name"] for r in references}
+    candidates = (name if n == 1 else f"{name}{n}" for n in range(1, len(taken) + 2))
+    return next(c for c in candidates if c not in taken)
+
+
+def submission_language(path: Path, code: str) -> str | None:
+    """The language of one submission file, as problemtools decides it: by its extension
+    (case matters: ``.C`` is C++, ``.c`` is C), except that ``.py2`` files, and ``.py`` files
+    whose first line is a ``python2`` shebang, are Python 2. None: no language execrl knows."""
+    if path.suffix == ".py2" or (path.suffix == ".py" and _is_python2(code)):
+        return "python2"
+    return by_extension(path.suffix) if path.suffix else None
+
+
 def _is_python2(code: str) -> bool:
-    first = code.split("\n", 1)[0]
-    return first.startswith("#!") and "python2" in first
+    return re.match(r"#!.*python2\b", code.split("\n", 1)[0]) is not None

@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from execrl.problems.language_names import canonical_language
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -147,7 +149,11 @@ class Reference(_Model):
     name: str = Field(pattern=_ID_PATTERN)
     code: str
     label: ReferenceLabel
-    language: str = "python3"
+    language: str = "python"
+    """The language it is written in: any name the language table knows (``cpp``, ``c++``,
+    ``golang``, a Kattis extension such as ``.cc``, a CodeContests enum value), stored as the
+    canonical name (``execrl languages`` lists them). The old default ``python3`` reads as
+    ``python``."""
     tier: str | None = None
     """For correct references: the speed tier, e.g. "O(n log n)"."""
     flaw: str | None = None
@@ -158,6 +164,11 @@ class Reference(_Model):
     """For incorrect references: the verdict at least one test must get (a sandbox Status
     value such as ``wrong_answer``, ``timeout``, ``runtime_error``), e.g. from a Kattis
     package's ``submissions/<verdict>/`` folder. ``None``: any failure will do."""
+
+    @field_validator("language", mode="before")
+    @classmethod
+    def _canonical_language(cls, name: Any) -> str:
+        return canonical_language(name)
 
 
 Difficulty = Literal["easy", "medium", "hard", "unknown"]

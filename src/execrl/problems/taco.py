@@ -12,7 +12,10 @@ Field by field:
 - checker: the APPS/TACO harness's own comparison (``Checker(kind="apps")``), and
   ``stdin_as_function`` for stdio problems: their harness runs a stdin program as the body of
   a function, so a top-level ``return`` is allowed (``execrl.sandbox.wrapping``).
-- ``solutions`` (a JSON string list of programs) → correct references ``solution-0``, …
+- ``solutions`` (a JSON string list of programs) → correct references ``solution-0``, …, in
+  ``python``: TACO's and APPS' solutions are all Python 3 programs (the field carries no
+  language). ``languages`` filters them as it does every loader's (a list without
+  ``python`` keeps none).
 - ``starter_code`` → ``starter_code``; ``fn_name`` → ``entry_point``.
 - ``difficulty``: APPS ``introductory`` / ``interview`` / ``competition`` and TACO ``EASY`` /
   ``MEDIUM`` / ``MEDIUM_HARD`` / ``HARD`` / ``VERY_HARD`` → easy / medium / hard.
@@ -27,12 +30,14 @@ Field by field:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from execrl.errors import LoaderError
 from execrl.problems._rows import convert_rows, decode_json_field, decode_literal_list, slugify
 from execrl.problems._validation import parse_problem
+from execrl.problems.language_names import canonical_languages, keeps
 from execrl.problems.models import Difficulty, Problem
 
 DIFFICULTIES: dict[str, Difficulty] = {
@@ -58,12 +63,27 @@ _EXTRA_FIELDS = (
 )
 
 
-def load_taco(path: str | Path, *, id_prefix: str | None = None) -> list[Problem]:
-    """Load TACO or APPS rows from .parquet, .jsonl[.gz] or .json."""
+SOLUTIONS_LANGUAGE = "python"
+"""The language of every TACO/APPS solution."""
+
+
+def load_taco(
+    path: str | Path,
+    *,
+    id_prefix: str | None = None,
+    languages: Iterable[str] | str | None = None,
+) -> list[Problem]:
+    """Load TACO or APPS rows from .parquet, .jsonl[.gz] or .json. ``languages`` (names the
+    language table knows; None: all) keeps the solutions in those languages: all of them are
+    Python, so a list without ``python`` keeps no references."""
     prefix = id_prefix or slugify(Path(path).name.split(".")[0])
+    keep_solutions = keeps(canonical_languages(languages), SOLUTIONS_LANGUAGE)
 
     def convert(index: int, where: str, row: dict[str, Any]) -> Problem:
-        return parse_problem(taco_row_to_dict(row, where, f"{prefix}-{index}"), where=where)
+        data = taco_row_to_dict(row, where, f"{prefix}-{index}")
+        if not keep_solutions:
+            data["references"] = []
+        return parse_problem(data, where=where)
 
     return convert_rows(path, convert, dataset="TACO/APPS")
 
@@ -107,7 +127,12 @@ def taco_row_to_dict(row: dict[str, Any], where: str, fallback_id: str) -> dict[
         "difficulty": DIFFICULTIES.get(str(raw_difficulty), "unknown"),
         "tests": tests,
         "references": [
-            {"name": f"solution-{i}", "code": code, "label": "correct"}
+            {
+                "name": f"solution-{i}",
+                "code": code,
+                "label": "correct",
+                "language": SOLUTIONS_LANGUAGE,
+            }
             for i, code in enumerate(solutions)
         ],
         "entry_point": fn_name,
