@@ -22,6 +22,7 @@ import contextlib
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import tempfile
 import threading
@@ -315,10 +316,10 @@ def build(
             ),
             None,
         )
-    if run.get("outcome") == "timeout" or run.get("limit_hit") in ("cpu", "wall"):
+    if _past_time_limit(run, limits):
         status, stderr = (
             "compile_timeout",
-            f"the build ran past its limit ({run.get('limit_hit', 'time')}); {stderr}",
+            f"the build ran past its limit ({run.get('limit_hit') or 'cpu'}); {stderr}",
         )
     elif run.get("outcome") != "exited" or run.get("exit_code") != 0 or run.get("limit_hit"):
         status = "compile_error"
@@ -346,6 +347,15 @@ def build(
             outputs or {},
         )
     return Built(info, outputs)
+
+
+def _past_time_limit(run: dict, limits: Limits) -> bool:
+    """Stopped by its time limits: the supervisor's (wall, or CPU over the whole tree), or the
+    kernel's RLIMIT_CPU on one of its processes (cc1plus killed under the driver: its CPU,
+    counted once reaped, is at the limit)."""
+    if run.get("outcome") == "timeout" or run.get("limit_hit") in ("cpu", "wall"):
+        return True
+    return run.get("signal") == signal.SIGXCPU or float(run.get("cpu_s", 0)) >= limits.cpu_time_s
 
 
 def _why(run: dict) -> str:
@@ -396,6 +406,9 @@ def precompiled_header(lang: Language, profile: str) -> Path | None:
     folder = pch_root() / key
     target = folder / "bits" / "stdc++.h.gch"
     if target.is_file():
+        with contextlib.suppress(OSError):
+            if target.stat().st_mode & 0o004 == 0:  # the sandbox's uid reads it
+                target.chmod(0o644)
         return folder
     header = _stdcxx_header()
     if header is None:
@@ -415,6 +428,7 @@ def precompiled_header(lang: Language, profile: str) -> Path | None:
             if done.returncode != 0:
                 os.unlink(temporary)
                 return None
+            os.chmod(temporary, 0o644)  # (mkstemp's 0600: the sandbox's uid must read it)
             os.replace(temporary, target)
         except (OSError, subprocess.TimeoutExpired):
             return None

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from execrl.problems.models import AssertTest, CallTest, Checker, StdioTest, TestCase
-from execrl.sandbox import builds, counting
+from execrl.sandbox import builds, counting, native_counting
 from execrl.sandbox.compare import iter_tokens, outputs_match
 from execrl.sandbox.forkserver import ForkServer, RawRun, SandboxCrashed
 from execrl.sandbox.languages import LANGUAGES
@@ -153,9 +153,7 @@ def run_test(
     result = apply_intended_limit(result, request.options)
     if result.passed and counter is not None:
         if prepared is not None:
-            return _uncounted(
-                result, f"instruction counts of {request.language} programs are not measured"
-            )
+            return _counted_native(server, request, test, wired, result)
         result = _counted(server, counter, request, test, wired, result)
     return result
 
@@ -263,8 +261,26 @@ def _counted(
         return _uncounted(result, f"the counted run did not pass: {counted.detail}")
     if "counters" not in run:
         return _uncounted(result, f"no count: {run.get('count_error', 'none reported')}")
-    counters = run["counters"]
-    timing = request.options.timing
+    return _with_counts(result, run["counters"], request.options.timing)
+
+
+def _counted_native(
+    server: ForkServer, request: ExecutionRequest, test: TestCase, wired: Wired, result: TestResult
+) -> TestResult:
+    """``result`` (a native pass of a built program) with its count: the same job run again
+    under cachegrind on this same worker (``execrl.sandbox.native_counting``)."""
+
+    def check(raw: RawRun, limits: Limits) -> TestResult:
+        return _validated(server, request, test, raw, judge(test, raw, request.checker, limits))
+
+    job, spec, stdin, _secret = wired
+    found = native_counting.count(server, request, job, spec, stdin, check)
+    if isinstance(found, str):
+        return _uncounted(result, found)
+    return _with_counts(result, found, request.options.timing)
+
+
+def _with_counts(result: TestResult, counters: counting.Counters, timing: str) -> TestResult:
     cycles = counters.cycles_estimate() if timing == "cycles_estimate" else None
     return result.model_copy(update={"instructions": counters.ir, "cycles_estimate": cycles})
 

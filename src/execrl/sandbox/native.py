@@ -45,7 +45,7 @@ def default_cache_dir() -> Path:
 
 def pch_root() -> Path:
     """Where precompiled headers are built (``execrl.sandbox.builds.precompiled_header``)."""
-    return default_cache_dir().parent / "pch"
+    return default_cache_dir() / "pch"
 
 
 try:

@@ -618,7 +618,7 @@ void shuffle(It first, It last) {
 /* ------------------------------------------------------------------ pattern */
 
 /* Testlib's small pattern language: literals, [a-z0-9_] classes (ranges, ^ to negate),
- * \ escapes, (groups) with | alternatives, and the counts {n}, {n,m}, ?, * and +. */
+ * \ escapes, (groups) with | alternatives, and the counts {n}, {n,m}, {n,}, ?, * and +. */
 class pattern {
   public:
     pattern() { parseAll(""); }
@@ -810,7 +810,7 @@ class pattern {
         int high = low;
         if (i < src_.size() && src_[i] == ',') {
             i++;
-            high = readNumber(i);
+            high = i < src_.size() && src_[i] == '}' ? static_cast<int>(kUnbounded) : readNumber(i);
         }
         if (i >= src_.size() || src_[i] != '}')
             fail("missing '}'");
