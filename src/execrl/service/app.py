@@ -41,6 +41,7 @@ from execrl.service.wire import (
     DoneLine,
     ExecuteBatch,
     ServiceInfo,
+    decode_files,
     encode_line,
 )
 
@@ -100,8 +101,16 @@ def _add_routes(app: FastAPI) -> None:
 
     @app.post("/v1/capture")
     async def capture(body: CaptureRequest, request: Request) -> CaptureResponse:
-        result, stdout = await _service(request).capture(body.program, body.stdin, body.limits)
-        return CaptureResponse(result=result, stdout=stdout)
+        captured = await _service(request).capture_streams(
+            body.program,
+            body.stdin,
+            body.limits,
+            language=body.language,
+            build=body.build,
+            files=decode_files(body.files),
+            fetch=body.fetch,
+        )
+        return CaptureResponse.of(captured)
 
     @app.get("/v1/info")
     async def info(request: Request) -> ServiceInfo:

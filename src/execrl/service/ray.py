@@ -33,17 +33,18 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from execrl.errors import ExecutionError, UsageError
 from execrl.sandbox.batch import progress_bar
+from execrl.sandbox.builds import BuildOptions
 from execrl.sandbox.isolation import SandboxConfig
-from execrl.sandbox.limits import Limits
+from execrl.sandbox.limits import Limits, wall_limit_for
 from execrl.sandbox.pool import LocalExecutor
-from execrl.sandbox.protocol import ExecutionRequest, Executor
+from execrl.sandbox.protocol import Captured, ExecutionRequest, Executor
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, inconclusive_record
 
 try:
@@ -129,6 +130,12 @@ class NodeWorker:
 
     def capture(self, program: str, stdin: str, limits: Limits | None) -> tuple[TestResult, str]:
         return self._executor.capture(program, stdin, limits)
+
+    def capture_streams(
+        self, program: str, stdin: str, limits: Limits | None, options: dict[str, Any]
+    ) -> Captured:
+        """``LocalExecutor.capture_streams``; ``options`` its keyword arguments."""
+        return self._executor.capture_streams(program, stdin, limits, **options)
 
 
 def share_of_cores(available: list[int], share: tuple[int, int]) -> list[int]:
@@ -270,6 +277,33 @@ class RayExecutor(Executor):
             return TestResult(test_id="capture", status=Status.INCONCLUSIVE, detail=reason), ""
 
         job = _Job(0, "capture", (program, stdin, limits), lost, _budget_s(limits, 1, 1))
+        return _only(self._stream([job]))
+
+    def capture_streams(
+        self,
+        program: str,
+        stdin: str,
+        limits: Limits | None = None,
+        *,
+        language: str = "python",
+        build: BuildOptions | None = None,
+        files: dict[str, bytes] | None = None,
+        fetch: Sequence[str] = (),
+    ) -> Captured:
+        """``LocalExecutor.capture_streams`` on some node (a program in ``language``, built
+        with ``build``, ``files`` placed, ``fetch`` read back); an inconclusive verdict and
+        nothing else when no actor could run it."""
+        limits = limits or Limits()
+        build = build or BuildOptions()
+        options = {"language": language, "build": build, "files": files, "fetch": list(fetch)}
+
+        def lost(reason: str) -> Captured:
+            unknown = TestResult(test_id="capture", status=Status.INCONCLUSIVE, detail=reason)
+            return Captured(result=unknown, stdout="", stderr="", exit_code=None)
+
+        compile_s = build.compile_wall_s or wall_limit_for(build.compile_cpu_s)
+        budget = _budget_s(limits, 1, 1) + compile_s
+        job = _Job(0, "capture_streams", (program, stdin, limits, options), lost, budget)
         return _only(self._stream([job]))
 
     def run_batch(

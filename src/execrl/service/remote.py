@@ -54,8 +54,9 @@ from execrl.errors import (
     describe_validation_error,
 )
 from execrl.sandbox.batch import progress_bar
-from execrl.sandbox.limits import Limits
-from execrl.sandbox.protocol import ExecutionRequest, Executor
+from execrl.sandbox.builds import BuildOptions
+from execrl.sandbox.limits import Limits, wall_limit_for
+from execrl.sandbox.protocol import Captured, ExecutionRequest, Executor
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, inconclusive_record
 from execrl.service.fallback import apply_fallback, merge_retry, unresolved_request
 from execrl.service.wire import (
@@ -68,6 +69,7 @@ from execrl.service.wire import (
     ExecuteBatch,
     ServiceInfo,
     decode_line,
+    encode_files,
 )
 
 try:
@@ -361,12 +363,44 @@ class RemoteExecutor(Executor):
             future.cancel()
 
     def capture(
-        self, program: str, stdin: str, limits: Limits | None = None
+        self,
+        program: str,
+        stdin: str,
+        limits: Limits | None = None,
+        *,
+        language: str = "python",
+        build: BuildOptions | None = None,
     ) -> tuple[TestResult, str]:
         """``/v1/capture`` on a server: (verdict without comparison, stdout); an ``inconclusive``
         verdict with empty stdout when no server could run it."""
-        body = CaptureRequest(program=program, stdin=stdin, limits=limits or Limits())
+        captured = self.capture_streams(program, stdin, limits, language=language, build=build)
+        return captured.result, captured.stdout
+
+    def capture_streams(
+        self,
+        program: str,
+        stdin: str,
+        limits: Limits | None = None,
+        *,
+        language: str = "python",
+        build: BuildOptions | None = None,
+        files: dict[str, bytes] | None = None,
+        fetch: Sequence[str] = (),
+    ) -> Captured:
+        """``LocalExecutor.capture_streams`` on a server (``/v1/capture``): the verdict, stdout,
+        stderr, exit status, the ``fetch`` files and the build; an ``inconclusive`` verdict
+        and nothing else when no server could run it."""
+        body = CaptureRequest(
+            program=program,
+            stdin=stdin,
+            limits=limits or Limits(),
+            language=language,
+            build=build or BuildOptions(),
+            files=encode_files(files or {}),
+            fetch=list(fetch),
+        )
         timeout_s = self.timeout_s + body.limits.wall_limit_s
+        timeout_s += body.build.compile_wall_s or wall_limit_for(body.build.compile_cpu_s)
         return self._loop.call(self._capture(body.model_dump_json(), timeout_s))
 
     def close(self) -> None:
@@ -585,8 +619,8 @@ class RemoteExecutor(Executor):
         longest = max(len(r.tests) * r.options.repeats * r.limits.wall_limit_s for r in batch)
         return self.timeout_s + longest
 
-    async def _capture(self, body: str, timeout_s: float) -> tuple[TestResult, str]:
-        got: list[CaptureResponse] = []
+    async def _capture(self, body: str, timeout_s: float) -> Captured:
+        got: list[Captured] = []
 
         async def attempt(server: _Server) -> None:
             response = await self._client.post(
@@ -596,16 +630,16 @@ class RemoteExecutor(Executor):
                 timeout=httpx.Timeout(timeout_s, connect=self.connect_timeout_s),
             )
             await _check_status(server, response)
-            got.append(CaptureResponse.model_validate_json(response.content))
+            got.append(CaptureResponse.model_validate_json(response.content).captured())
 
         try:
             reason = await self._retrying(1, _Route(retries=self.retries), attempt)
         except (httpx.HTTPError, ValueError) as exc:
             reason = f"capture failed: {type(exc).__name__}: {exc}"
         if got:
-            return got[0].result, got[0].stdout
+            return got[0]
         unknown = TestResult(test_id="capture", status=Status.INCONCLUSIVE, detail=reason[:300])
-        return unknown, ""
+        return Captured(result=unknown, stdout="", stderr="", exit_code=None)
 
     # -- retries, balancing, failover ---------------------------------------------------------
     async def _retrying(

@@ -1,9 +1,14 @@
 """SandboxFusion-compatible endpoints: SandboxFusion users switch to ``execrl serve`` by
 changing a URL.
 
-``POST /run_code`` runs one Python program on a stdin and answers SandboxFusion's
-``RunCodeResponse``; ``POST /submit`` judges a completion against a problem sent inline as
-``config.provided_data`` and answers its ``EvalResult``; ``GET /v1/ping`` answers ``"pong"``.
+``POST /run_code`` runs one program in any language of SandboxFusion's execrl has a row for
+(``python``, ``cpp``, ``java``, ``rust``, ``go``, ``nodejs``), built first with SandboxFusion's
+own commands (the ``sandboxfusion`` profile), with its ``files`` placed in the working
+directory and its ``fetch_files`` read back, and answers SandboxFusion's ``RunCodeResponse``;
+``run_timeout`` and ``compile_timeout`` are wall-clock limits, as in SandboxFusion.
+``POST /submit`` judges a completion against a problem sent inline as
+``config.provided_data`` (built once, run on every test) and answers its ``EvalResult``;
+``GET /v1/ping`` answers ``"pong"``.
 The request and response models below follow SandboxFusion's server (``sandbox/server``) and
 its official client (``sandbox_fusion.models``) field for field; docs/sandbox-fusion.md lists
 what is supported, what is supported differently and what is not, with the reasons.
@@ -23,6 +28,10 @@ inconclusive       SandboxError  Error                null
 =================  ============  ===================  ===============================
 
 A sandbox failure is ``SandboxError`` (never a failed run), as SandboxFusion reports its own.
+A program of a compiled language that did not build is ``Failed`` with ``compile_result``
+(``Finished`` and the compiler's return code and stderr, or ``TimeLimitExceeded``) and no
+``run_result``; one that built has ``compile_result`` beside its ``run_result``
+(``compile_result_of``).
 """
 
 from __future__ import annotations
@@ -43,21 +52,27 @@ from execrl.problems._rows import decode_json_field
 from execrl.problems.mbpp import mbpp_entry_point
 from execrl.problems.models import AssertTest, Checker, StdioTest, TestCase
 from execrl.problems.verl_rows import apps_tests
-from execrl.sandbox.limits import Limits
+from execrl.sandbox.builds import BuildInfo
+from execrl.sandbox.languages import LANGUAGES, Language
 from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult
+from execrl.service.sandbox_fusion_io import (
+    LANGUAGE_NAMES,
+    MOUNT,
+    build_options,
+    decode_files,
+    encode_fetched,
+    fetch_paths,
+    run_limits,
+    sandbox_language,
+)
 
 router = APIRouter(tags=["sandbox-fusion"])
 
-SUPPORTED_LANGUAGE = "python"
-"""The one language execrl runs (SandboxFusion's name for CPython 3)."""
-WALL_FACTOR = 2.0
-"""The wall-clock limit is this many times ``run_timeout`` (the CPU-time limit): a program is
-stopped by the time it computes, not by the load of the machine, and one that waits instead of
-computing is still stopped before a client that allows ``compile_timeout + run_timeout + 10 s``
-(verl's rule) gives up on the answer."""
 SUBMIT_RUN_TIMEOUT_S = 20.0
 """``/submit``'s per-test limit when ``config.run_timeout`` is not set (SandboxFusion's)."""
+COMPILE_TIMEOUT_S = 10.0
+"""The build's wall-clock limit when ``compile_timeout`` is not set (SandboxFusion's)."""
 
 # ---------------------------------------------------------------------------------------------
 # SandboxFusion's wire format
@@ -79,13 +94,10 @@ class CommandRunStatus(StrEnum):
     TIME_LIMIT_EXCEEDED = "TimeLimitExceeded"
 
 
-def _python_only(value: Any) -> Any:
-    """A language other than python is refused with a message naming what is supported."""
-    if value is not None and value != SUPPORTED_LANGUAGE:
-        raise ValueError(
-            f"execrl serve runs only {SUPPORTED_LANGUAGE!r} programs (got {value!r}); "
-            "send other languages to a SandboxFusion server"
-        )
+def _known_language(value: Any) -> Any:
+    """A language SandboxFusion names and execrl runs, else a message naming them."""
+    if value is not None:
+        sandbox_language(value)
     return value
 
 
@@ -103,44 +115,57 @@ class RunCodeRequest(BaseModel):
     """``POST /run_code``'s body (SandboxFusion's ``RunCodeRequest``; unknown fields are
     ignored, as SandboxFusion ignores them)."""
 
-    code: str = Field(description="the Python program to run")
-    language: Literal["python"] = Field(description="only 'python' is run by execrl serve")
+    code: str = Field(description="the program to run")
+    language: str = Field(description=f"SandboxFusion's language name: {', '.join(LANGUAGE_NAMES)}")
     stdin: str | None = Field(default=None, description="the program's standard input")
     run_timeout: float = Field(
-        default=10, gt=0, le=600, description="CPU-time limit, seconds (wall clock: twice it)"
+        default=10, gt=0, le=600, description="wall-clock limit of the run, seconds"
     )
-    compile_timeout: float = Field(default=10, description="accepted and ignored (Python)")
+    compile_timeout: float = Field(
+        default=COMPILE_TIMEOUT_S,
+        gt=0,
+        le=1800,
+        description="wall-clock limit of the build, seconds (compiled languages)",
+    )
     memory_limit_MB: int = Field(
         default=-1, description="memory limit, MB on top of the interpreter; <= 0: 1024"
     )
     files: dict[str, str | None] = Field(
-        default_factory=dict, description="must be empty: programs get no files"
+        default_factory=dict,
+        description="path in the working directory -> base64 content (null: skipped)",
     )
     fetch_files: list[str] = Field(
-        default_factory=list, description="must be empty: no files are fetched"
+        default_factory=list,
+        description="files of the working directory to send back (base64, in `files`)",
     )
     args: list[str] = Field(default_factory=list, description="pytest's arguments: must be empty")
 
-    check_language = field_validator("language", mode="before")(_python_only)
+    check_language = field_validator("language", mode="before")(_known_language)
     check_text = field_validator("code", "stdin")(_unicode)
 
     @field_validator("files")
     @classmethod
-    def _no_files(cls, files: dict[str, str | None]) -> dict[str, str | None]:
-        # (SandboxFusion skips a file whose content is null; so does this check)
-        if any(content is not None for content in files.values()):
-            raise ValueError(
-                "execrl runs each program in an empty private directory and writes no files "
-                "into it; inline the data in the program or its stdin"
-            )
+    def _placeable(cls, files: dict[str, str | None]) -> dict[str, str | None]:
+        decode_files(files)  # (decoded again to run: a ValueError here is the 422)
         return files
 
-    @field_validator("fetch_files", "args")
+    @field_validator("fetch_files")
+    @classmethod
+    def _fetchable(cls, names: list[str]) -> list[str]:
+        fetch_paths(names)
+        return names
+
+    @field_validator("args")
     @classmethod
     def _empty(cls, values: list[str]) -> list[str]:
         if values:
             raise ValueError("not supported by execrl serve (it must be empty)")
         return values
+
+    def names_mount(self) -> bool:
+        """Whether a file or fetched file is named under ``/mnt/``."""
+        named = [*(n for n, c in self.files.items() if c is not None), *self.fetch_files]
+        return any(name.startswith(MOUNT) for name in named)
 
 
 class CommandRunResult(BaseModel):
@@ -169,16 +194,16 @@ class TestConfig(BaseModel):
     __test__ = False
 
     dataset_type: str | None = None
-    language: Literal["python"] | None = None
+    language: str | None = None
     locale: str | None = None
     is_fewshot: bool | None = None
-    compile_timeout: float | None = None
+    compile_timeout: float | None = Field(default=None, gt=0, le=1800)
     run_timeout: float | None = Field(default=None, gt=0, le=600)
     custom_extract_logic: str | None = None
     provided_data: list[dict[str, Any]] | dict[str, Any] | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
 
-    check_language = field_validator("language", mode="before")(_python_only)
+    check_language = field_validator("language", mode="before")(_known_language)
     check_text = field_validator("provided_data")(_unicode)
 
     @field_validator("custom_extract_logic")
@@ -223,13 +248,6 @@ class EvalResult(BaseModel):
 # ---------------------------------------------------------------------------------------------
 
 
-def run_limits(run_timeout: float, memory_limit_mb: int = -1) -> Limits:
-    """SandboxFusion's limits as execrl's: ``run_timeout`` is the CPU-time limit (wall clock:
-    ``WALL_FACTOR`` times it); a positive ``memory_limit_MB`` is the memory limit."""
-    memory = {"memory_mb": memory_limit_mb} if memory_limit_mb > 0 else {}
-    return Limits(cpu_time_s=run_timeout, wall_time_s=WALL_FACTOR * run_timeout, **memory)
-
-
 def run_code_outcome(
     result: TestResult,
     stdout: str | None,
@@ -237,6 +255,7 @@ def run_code_outcome(
     assertion_exits: bool = False,
     stderr: str | None = None,
     exit_code: int | None = None,
+    build: BuildInfo | None = None,
 ) -> RunCodeResponse:
     """One execrl verdict as SandboxFusion's response (the table in the module docstring).
 
@@ -244,10 +263,16 @@ def run_code_outcome(
     as one script), so a failed assertion is an exit with code 1, not a wrong output.
     ``stderr`` and ``exit_code``: the program's own, when the run captured them (``/run_code``);
     else both are read from the verdict (its stderr tail, the exit it names). A program that
-    did not compile wrote nothing: its stderr is the SyntaxError, as ``python3`` prints it."""
+    did not compile wrote nothing: its stderr is the SyntaxError, as ``python3`` prints it.
+    ``build``: what building the program did (a compiled language), shown as
+    ``compile_result``; a build that failed answers without a ``run_result``."""
+    compiled = compile_result_of(build)
+    if build is not None and build.status in ("compile_error", "compile_timeout"):
+        message = f"{result.status.value}: {result.detail}"
+        return _response(RunStatus.FAILED, message, None, compiled)
     if result.status is Status.INCONCLUSIVE:
         run = CommandRunResult(status=CommandRunStatus.ERROR, stderr=result.detail)
-        return _response(RunStatus.SANDBOX_ERROR, result.detail, run)
+        return _response(RunStatus.SANDBOX_ERROR, result.detail, run, compiled)
     timed_out = result.status is Status.TIMEOUT
     if timed_out:
         code = None
@@ -264,14 +289,56 @@ def run_code_outcome(
         stderr=stderr or program_stderr(result),  # a compile error never reached stderr
     )
     if code == 0:
-        return _response(RunStatus.SUCCESS, "", run)
-    return _response(RunStatus.FAILED, f"{result.status.value}: {result.detail}", run)
+        return _response(RunStatus.SUCCESS, "", run, compiled)
+    return _response(RunStatus.FAILED, f"{result.status.value}: {result.detail}", run, compiled)
 
 
-def _response(status: RunStatus, message: str, run: CommandRunResult) -> RunCodeResponse:
+def _response(
+    status: RunStatus,
+    message: str,
+    run: CommandRunResult | None,
+    compiled: CommandRunResult | None = None,
+) -> RunCodeResponse:
     return RunCodeResponse(
-        status=status, message=message, run_result=run, executor_pod_name=executor_pod_name()
+        status=status,
+        message=message,
+        compile_result=compiled,
+        run_result=run,
+        executor_pod_name=executor_pod_name(),
     )
+
+
+_COMPILER_EXIT = re.compile(r"^the compiler exited with code (-?\d+)$")
+_COMPILER_SIGNAL = re.compile(r"^the compiler was killed by signal (\d+)$")
+
+
+def compile_result_of(build: BuildInfo | None) -> CommandRunResult | None:
+    """The build as SandboxFusion's ``compile_result``: None for an interpreted language (no
+    build command; SandboxFusion does not compile Python either) and for a toolchain that is
+    not installed. The return code of a failed build is the compiler's where execrl's
+    detail names it (an exit code or a signal, as ``-N``), else 1 (gcc, g++, javac and rustc
+    exit 1 on an error); stderr is the compiler's stderr tail (warnings for a success)."""
+    if build is None or not build.command:
+        return None
+    timing = {"execution_time": build.seconds, "cpu_time": build.cpu_s, "stdout": ""}
+    if build.status == "ok":
+        return CommandRunResult(
+            status=CommandRunStatus.FINISHED, return_code=0, stderr=build.detail, **timing
+        )
+    if build.status == "compile_timeout":
+        return CommandRunResult(
+            status=CommandRunStatus.TIME_LIMIT_EXCEEDED, stderr=build.detail, **timing
+        )
+    if build.status == "compile_error":
+        code = 1
+        if match := _COMPILER_EXIT.match(build.detail):
+            code = int(match.group(1))
+        elif match := _COMPILER_SIGNAL.match(build.detail):
+            code = -int(match.group(1))
+        return CommandRunResult(
+            status=CommandRunStatus.FINISHED, return_code=code, stderr=build.detail, **timing
+        )
+    return CommandRunResult(status=CommandRunStatus.ERROR, stderr=build.detail, **timing)
 
 
 def executor_pod_name() -> str:
@@ -325,26 +392,36 @@ _OPEN_FENCE = re.compile(r"```([^\n]*)\n(.*)", re.DOTALL)
 _PYTHON_DEFINITION = re.compile(
     r"(?:^(?:import|from|#)[^\n]+\n)*^(?:def|class) [^\n]+\n(?:\s+[^\n]+\n)+", re.MULTILINE
 )
-_PYTHON_TAGS = frozenset({"python", "Python", "py", "Python3", "python3", "PY"})
 
 
-def extract_code(completion: str) -> tuple[str, ExtractedType]:
+def fence_tags(lang: Language) -> frozenset[str]:
+    """The fence tags that mark a block as ``lang`` (``cpp``, ``c++``; ``python``, ``py``,
+    ``python3``), compared without case."""
+    return frozenset({lang.name, *lang.sandboxfusion, *lang.aliases})
+
+
+def extract_code(
+    completion: str, lang: Language = LANGUAGES["python"]
+) -> tuple[str, ExtractedType]:
     """The program in a model's completion, chosen as SandboxFusion's default extraction
-    chooses it: complete fenced blocks first, then an unclosed fence, then ``def``/``class``
-    definitions found in plain text; among the blocks of the first kind found, the first
-    tagged python, else the first. Nothing found: ``("", "empty")``."""
+    chooses it: complete fenced blocks first, then an unclosed fence, then (for Python)
+    ``def``/``class`` definitions found in plain text; among the blocks of the first kind
+    found, the first tagged as ``lang``, else the first. Nothing found: ``("", "empty")``."""
     fenced = [(m.group(1).strip(), m.group(2)) for m in _FENCED.finditer(completion)]
     unclosed = [(m.group(1).strip(), m.group(2)) for m in _OPEN_FENCE.finditer(completion)]
-    compact = "\n".join(line for line in completion.split("\n") if line.strip()) + "\n"
-    definitions = [("python", m.group()) for m in _PYTHON_DEFINITION.finditer(compact)]
+    definitions = []
+    if lang.name == "python":
+        compact = "\n".join(line for line in completion.split("\n") if line.strip()) + "\n"
+        definitions = [("python", m.group()) for m in _PYTHON_DEFINITION.finditer(compact)]
     kinds: list[tuple[ExtractedType, list[tuple[str, str]]]] = [
         ("fenced", fenced),
         ("incomplete_fenced", unclosed),
         ("heuristic", definitions),
     ]
+    tags = fence_tags(lang)
     for kind, blocks in kinds:
         if blocks:
-            tagged = [code for tag, code in blocks if tag in _PYTHON_TAGS]
+            tagged = [code for tag, code in blocks if tag.lower() in tags]
             return (tagged or [blocks[0][1]])[0], kind
     return "", "empty"
 
@@ -392,7 +469,9 @@ class Submission(NamedTuple):
 def submission(body: SubmitRequest) -> Submission:
     """The ExecutionRequest that judges ``body`` (raises ``SubmitError``)."""
     row = provided_row(body)
-    code, extracted_type = extract_code(body.completion)
+    config = body.config
+    lang = sandbox_language(config.language or "python")
+    code, extracted_type = extract_code(body.completion, lang)
     tests = _PARSERS[dataset_type(body, row)](row, code)
     if not tests.tests:
         raise SubmitError(422, "the problem has no tests", ("test",))
@@ -401,10 +480,12 @@ def submission(body: SubmitRequest) -> Submission:
             program=code,
             tests=tests.tests,
             checker=tests.checker,
-            limits=run_limits(body.config.run_timeout or SUBMIT_RUN_TIMEOUT_S),
+            limits=run_limits(config.run_timeout or SUBMIT_RUN_TIMEOUT_S),
             problem_id=f"{body.dataset}/{body.id}",
             prelude=tests.prelude,
             stdin_as_function=tests.stdin_as_function,
+            language=lang.name,
+            build=build_options(config.compile_timeout or COMPILE_TIMEOUT_S),
         )
     except ValidationError as exc:  # e.g. a setup code that is not a string
         message = f"the row does not make a valid request ({describe_validation_error(exc)})"
@@ -523,9 +604,11 @@ def _assert_tests(row: dict[str, Any], code: str) -> Tests:
     if test.get("asset"):
         raise SubmitError(400, "test.asset holds files: execrl gives programs no files")
     labels = _labels(row)
-    language = labels.get("execution_language") or SUPPORTED_LANGUAGE
-    if language != SUPPORTED_LANGUAGE:
-        raise SubmitError(400, f"execution_language {language!r}: execrl serve runs only python")
+    language = labels.get("execution_language") or "python"
+    if language != "python":
+        raise SubmitError(
+            400, f"execution_language {language!r}: execrl runs test code in python only"
+        )
     return _one_assert_test(code, test["code"], {"code": test["code"]})
 
 
@@ -574,7 +657,9 @@ _PARSERS = {
 def eval_result(body: SubmitRequest, judged: Submission, record: ExecutionRecord) -> EvalResult:
     """The record as SandboxFusion's EvalResult: one EvalTestCase per test, in test order;
     ``accepted`` when every test passed. A test execrl could not run is ``SandboxError`` in
-    its ``exec_info`` (never a failed run), and ``extra.inconclusive`` lists it."""
+    its ``exec_info`` (never a failed run), and ``extra.inconclusive`` lists it. A compiled
+    program was built once: every test's ``exec_info.compile_result`` is that one build, and
+    ``extra.build`` says what it did (execrl's ``BuildInfo``: command, cached, seconds)."""
     results = {result.test_id: result for result in record.results}
     assertion = judged.tests.test_code is not None
     cases = []
@@ -582,9 +667,12 @@ def eval_result(body: SubmitRequest, judged: Submission, record: ExecutionRecord
         result = results.get(test.id) or TestResult(
             test_id=test.id, status=Status.INCONCLUSIVE, detail="no verdict came back"
         )
-        exec_info = run_code_outcome(result, None, assertion_exits=assertion)
+        exec_info = run_code_outcome(result, None, assertion_exits=assertion, build=record.build)
         cases.append(EvalTestCase(passed=result.passed, exec_info=exec_info, test_info=info))
     inconclusive = [r.test_id for r in record.results if r.status is Status.INCONCLUSIVE]
+    extra: dict[str, Any] = {"inconclusive": inconclusive} if inconclusive else {}
+    if record.build is not None and record.build.command:
+        extra["build"] = record.build.model_dump(mode="json")
     return EvalResult(
         id=body.id,
         accepted=bool(cases) and all(case.passed for case in cases),
@@ -592,7 +680,7 @@ def eval_result(body: SubmitRequest, judged: Submission, record: ExecutionRecord
         test_code=judged.tests.test_code,
         tests=cases,
         extracted_type=judged.extracted_type,
-        extra={"inconclusive": inconclusive} if inconclusive else None,
+        extra=extra or None,
     )
 
 
@@ -603,13 +691,32 @@ def eval_result(body: SubmitRequest, judged: Submission, record: ExecutionRecord
 
 @router.post("/run_code", response_model=RunCodeResponse)
 async def run_code(body: RunCodeRequest, request: Request) -> RunCodeResponse:
-    """Run a Python program on a stdin (SandboxFusion's ``/run_code``)."""
-    limits = run_limits(body.run_timeout, body.memory_limit_MB)
+    """Run a program on a stdin (SandboxFusion's ``/run_code``): built first for a compiled
+    language, its ``files`` placed beside it, its ``fetch_files`` sent back."""
     service = request.app.state.service
-    captured = await service.capture_streams(body.code, body.stdin or "", limits)
-    return run_code_outcome(
-        captured.result, captured.stdout, stderr=captured.stderr, exit_code=captured.exit_code
+    if body.names_mount() and "readonly-root" not in service.executor.isolation:
+        detail = f"{MOUNT} is the working directory only where the sandbox has its own root"
+        raise HTTPException(422, detail=[{"type": "value_error", "loc": ["body"], "msg": detail}])
+    lang = sandbox_language(body.language)
+    fetch = fetch_paths(body.fetch_files)
+    captured = await service.capture_streams(
+        body.code,
+        body.stdin or "",
+        run_limits(body.run_timeout, body.memory_limit_MB),
+        language=lang.name,
+        build=build_options(body.compile_timeout),
+        files=decode_files(body.files),
+        fetch=list(fetch.values()),
     )
+    response = run_code_outcome(
+        captured.result,
+        captured.stdout,
+        stderr=captured.stderr,
+        exit_code=captured.exit_code,
+        build=captured.build,
+    )
+    response.files = encode_fetched(fetch, captured.files)
+    return response
 
 
 @router.post("/submit", response_model=EvalResult)

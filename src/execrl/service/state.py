@@ -13,15 +13,17 @@ second execution. Any failure of the machinery (a crashed sandbox, a bug) become
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import math
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from execrl.errors import ExecrlError, UsageError
+from execrl.sandbox.builds import BuildOptions
 from execrl.sandbox.limits import Limits
 from execrl.sandbox.protocol import Captured, ExecutionRequest, Executor
 from execrl.sandbox.records import (
@@ -174,15 +176,30 @@ class Service:
         return captured.result, captured.stdout
 
     async def capture_streams(
-        self, program: str, stdin: str, limits: Limits | None = None
+        self,
+        program: str,
+        stdin: str,
+        limits: Limits | None = None,
+        *,
+        language: str = "python",
+        build: BuildOptions | None = None,
+        files: dict[str, bytes] | None = None,
+        fetch: Sequence[str] = (),
     ) -> Captured:
-        """``capture`` with the program's stderr and exit status (``/run_code``)."""
+        """``capture`` with the program's stderr and exit status (``/run_code``), in
+        ``language`` (built with ``build``), ``files`` placed in its working directory and the
+        ``fetch`` ones it left there read back (the executor's ``capture_streams``)."""
         self.admit(1)
+        run = functools.partial(
+            self.executor.capture_streams,  # type: ignore[attr-defined]
+            language=language,
+            build=build,
+            files=files,
+            fetch=fetch,
+        )
         try:
             async with self._worker_slot():
-                return await asyncio.to_thread(
-                    self.executor.capture_streams, program, stdin, limits
-                )
+                return await asyncio.to_thread(run, program, stdin, limits)
         except Exception as exc:  # the sandbox or execrl failed, not the program
             reason = f"execrl could not run the program: {type(exc).__name__}: {exc}"
             unknown = TestResult(test_id="capture", status=Status.INCONCLUSIVE, detail=reason)
