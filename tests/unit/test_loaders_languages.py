@@ -172,3 +172,11 @@ def test_cli_languages_option_filters_and_refuses_an_unknown_name(tmp_path: Path
     assert code == 2
     assert "unknown --languages 'cobol'; known: python, python2" in err  # the CLI's flag
     assert "Traceback" not in err
+
+
+def test_show_names_each_references_language():
+    from execrl.problems.tables import reference_lines
+
+    lines = reference_lines(_polyglot_problem())
+    assert lines[1].split() == ["correct", "native", "cpp"]
+    assert lines[-1].split() == ["incorrect", "slow", "c"]

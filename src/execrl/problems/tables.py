@@ -37,8 +37,9 @@ def facts_line(problem: Problem) -> str:
 
 
 def reference_lines(problem: Problem) -> list[str]:
-    """One aligned line per reference: label, name, and its tier or flaw."""
-    return [
-        f"  {ref.label.value:9} {ref.name:28} {ref.tier or ref.flaw or ''}"
-        for ref in problem.references
-    ]
+    """One aligned line per reference: label, name, language, and its tier or flaw."""
+    lines = []
+    for ref in problem.references:
+        note = ref.tier or ref.flaw or ""
+        lines.append(f"  {ref.label.value:9} {ref.name:28} {ref.language:10} {note}".rstrip())
+    return lines
