@@ -628,11 +628,15 @@ class pattern {
     const std::string &src() const { return src_; }
 
     bool matches(const std::string &s) const {
-        std::vector<char> start(s.size() + 1, 0);
-        start[0] = 1;
-        std::vector<char> end;
-        step(root_, s, start, end);
-        return end[s.size()] != 0;
+        MatchContext ctx;
+        ctx.s = &s;
+        ctx.runs.resize(nodes_.size());
+        ctx.stamps.resize(nodes_.size());
+        ctx.epoch = 0;
+        Positions start(1, 0);
+        Positions end;
+        step(root_, start, end, ctx);
+        return !end.empty() && end.back() == static_cast<int>(s.size());
     }
 
     std::string next(random_t &random) const {
@@ -821,67 +825,106 @@ class pattern {
         nodes_[static_cast<size_t>(atom)].maxCount = high;
     }
 
-    /* The set of end positions reachable by matching node `index` from any start in `in`. */
-    void step(int index, const std::string &s, const std::vector<char> &in,
-              std::vector<char> &out) const {
+    /* Matching works on sets of positions (sorted, without repeats): the positions where a
+     * node's match can end, given the positions where it can start. A counted character class
+     * is one pass over the starts; a counted group expands each position once after its
+     * minimum count, so both stay near linear in the string's length for usual patterns. */
+    typedef std::vector<int> Positions;
+
+    struct MatchContext {
+        const std::string *s;
+        std::vector<std::vector<int> > runs;
+        std::vector<std::vector<int> > stamps;
+        int epoch;
+    };
+
+    const std::vector<int> &runOf(int index, MatchContext &ctx) const {
+        std::vector<int> &run = ctx.runs[static_cast<size_t>(index)];
+        if (!run.empty())
+            return run;
+        const std::string &s = *ctx.s;
         const Node &node = nodes_[static_cast<size_t>(index)];
-        size_t n = s.size();
-        out.assign(n + 1, 0);
+        run.assign(s.size() + 1, 0);
+        for (size_t p = s.size(); p-- > 0;)
+            run[p] = node.chars.test(static_cast<unsigned char>(s[p])) ? run[p + 1] + 1 : 0;
+        return run;
+    }
+
+    void step(int index, const Positions &in, Positions &out, MatchContext &ctx) const {
+        const Node &node = nodes_[static_cast<size_t>(index)];
+        out.clear();
         if (node.isClass) {
-            std::vector<size_t> run(n + 1, 0);
-            for (size_t p = n; p-- > 0;)
-                run[p] = node.chars.test(static_cast<unsigned char>(s[p])) ? run[p + 1] + 1 : 0;
-            std::vector<int> delta(n + 2, 0);
-            size_t low = static_cast<size_t>(node.minCount);
-            size_t high = static_cast<size_t>(node.maxCount);
-            for (size_t p = 0; p <= n; p++) {
-                if (!in[p] || run[p] < low)
+            const std::vector<int> &run = runOf(index, ctx);
+            long long covered = -1;
+            for (size_t k = 0; k < in.size(); k++) {
+                int p = in[k];
+                if (run[static_cast<size_t>(p)] < node.minCount)
                     continue;
-                delta[p + low]++;
-                delta[p + std::min(high, run[p]) + 1]--;
-            }
-            int level = 0;
-            for (size_t p = 0; p <= n; p++) {
-                level += delta[p];
-                out[p] = level > 0;
+                long long low = static_cast<long long>(p) + node.minCount;
+                long long high =
+                    static_cast<long long>(p) + std::min(node.maxCount, run[static_cast<size_t>(p)]);
+                for (long long q = std::max(low, covered + 1); q <= high; q++)
+                    out.push_back(static_cast<int>(q));
+                covered = std::max(covered, high);
             }
             return;
         }
-        std::vector<char> current = in;
-        if (node.minCount == 0)
-            out = in;
-        std::vector<char> nextSet;
-        for (long long k = 1; k <= node.maxCount; k++) {
-            once(node, s, current, nextSet);
-            bool reached = k >= node.minCount;
-            bool same = nextSet == current;
-            bool any = false;
-            for (size_t p = 0; p <= n; p++) {
-                any = any || nextSet[p];
-                if ((reached || same) && nextSet[p])
-                    out[p] = 1;
-            }
-            if (same || !any)
-                break;
-            current.swap(nextSet);
+        if (node.minCount == 1 && node.maxCount == 1) {
+            once(node, in, out, ctx);
+            return;
         }
+        /* exactly minCount repetitions first, level by level */
+        Positions current = in;
+        Positions following;
+        for (int k = 0; k < node.minCount && !current.empty(); k++) {
+            once(node, current, following, ctx);
+            if (following == current)
+                break;
+            current.swap(following);
+        }
+        if (current.empty())
+            return;
+        /* then up to maxCount more, each position expanded the first time it is reached */
+        std::vector<int> &stamp = ctx.stamps[static_cast<size_t>(index)];
+        if (stamp.empty())
+            stamp.assign(ctx.s->size() + 1, 0);
+        int epoch = ++ctx.epoch;
+        for (size_t k = 0; k < current.size(); k++)
+            stamp[static_cast<size_t>(current[k])] = epoch;
+        out = current;
+        Positions frontier = current;
+        for (long long level = node.minCount; level < node.maxCount && !frontier.empty();
+             level++) {
+            once(node, frontier, following, ctx);
+            frontier.clear();
+            for (size_t k = 0; k < following.size(); k++) {
+                int p = following[k];
+                if (stamp[static_cast<size_t>(p)] != epoch) {
+                    stamp[static_cast<size_t>(p)] = epoch;
+                    frontier.push_back(p);
+                    out.push_back(p);
+                }
+            }
+        }
+        std::sort(out.begin(), out.end());
     }
 
-    void once(const Node &group, const std::string &s, const std::vector<char> &in,
-              std::vector<char> &out) const {
-        out.assign(s.size() + 1, 0);
-        std::vector<char> a;
-        std::vector<char> b;
+    void once(const Node &group, const Positions &in, Positions &out, MatchContext &ctx) const {
+        out.clear();
+        Positions a;
+        Positions b;
+        Positions merged;
         for (size_t alt = 0; alt < group.alternatives.size(); alt++) {
             a = in;
             const std::vector<int> &sequence = group.alternatives[alt];
-            for (size_t j = 0; j < sequence.size(); j++) {
-                step(sequence[j], s, a, b);
+            for (size_t j = 0; j < sequence.size() && !a.empty(); j++) {
+                step(sequence[j], a, b, ctx);
                 a.swap(b);
             }
-            for (size_t p = 0; p < a.size(); p++)
-                if (a[p])
-                    out[p] = 1;
+            merged.clear();
+            std::set_union(out.begin(), out.end(), a.begin(), a.end(),
+                           std::back_inserter(merged));
+            out.swap(merged);
         }
     }
 
