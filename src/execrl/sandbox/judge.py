@@ -30,7 +30,7 @@ from execrl.sandbox.compare import iter_tokens, outputs_match
 from execrl.sandbox.forkserver import ForkServer, RawRun, SandboxCrashed
 from execrl.sandbox.languages import LANGUAGES
 from execrl.sandbox.languages import language as language_row
-from execrl.sandbox.limits import ExecutionOptions, Limits
+from execrl.sandbox.limits import ExecutionOptions, Limits, is_counted
 from execrl.sandbox.protocol import Captured, ExecutionRequest
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult, Timing, program_sha256
 from execrl.sandbox.returned import ValueRejected, decode_returned, show
@@ -59,7 +59,8 @@ def run_request(
 ) -> ExecutionRecord:
     """The record of ``request`` run on ``server``, test by test (stopping at the first failure
     when the options say so). ``counter`` is the same worker's counted fork server when the
-    request's timing is an instruction count, else None; ``backend`` names the executor."""
+    request's timing is an instruction count and the program is Python, else None (a built
+    program is counted on ``server``); ``backend`` names the executor."""
     results = []
     prepared = prepare_program(server, request)
     for test in request.tests:
@@ -151,9 +152,9 @@ def run_test(
     result = judge(test, raw, request.checker, request.limits)
     result = _validated(server, request, test, raw, result)
     result = apply_intended_limit(result, request.options)
+    if result.passed and prepared is not None and is_counted(request.options.timing):
+        return _counted_native(server, request, test, wired, result)
     if result.passed and counter is not None:
-        if prepared is not None:
-            return _counted_native(server, request, test, wired, result)
         result = _counted(server, counter, request, test, wired, result)
     return result
 
