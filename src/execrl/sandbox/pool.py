@@ -187,7 +187,11 @@ class LocalExecutor(Executor):
         """The judge's record of ``request`` on ``server``, with the worker's counted server
         (or the reason there is none) found before any work when the timing is a count."""
         timing = request.options.timing
-        counter = self._counter_for(server, timing) if is_counted(timing) else None
+        counter = None
+        if is_counted(timing):
+            counting.require_valgrind()
+            if request.language == "python":  # (a built program is counted on ``server``)
+                counter = self._counter_for(server, timing)
         return run_request(server, request, counter=counter, backend=self.backend)
 
     def _counter_for(self, server: ForkServer, timing: str) -> ForkServer:
