@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 
 from . import child, scratch
 from .runner import Runner
@@ -90,6 +91,10 @@ class NativeRunner(Runner):
             del program, body
             os.close(3)  # the result channel: a native program holds exactly 0-2
             os.set_inheritable(child.status_fd(), False)
+            # CPython ignores SIGPIPE and SIGXFSZ, and execve keeps SIG_IGN: a native program
+            # gets the defaults (a file past max_file_bytes kills it, as under any judge).
+            for number in (signal.SIGPIPE, signal.SIGXFSZ):
+                signal.signal(number, signal.SIG_DFL)
         except BaseException as exc:
             child.setup_failed(f"placing the program's files failed: {type(exc).__name__}: {exc}")
         try:
