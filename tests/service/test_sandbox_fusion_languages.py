@@ -427,7 +427,9 @@ def test_submit_builds_a_cpp_program_once_for_all_its_tests(server):
     again = submit()
     assert again.accepted and again.extra["build"]["cached"] is True
     wrong = source.replace("a + b", "a * b")
-    config = sandbox_fusion.TestConfig(language="cpp", provided_data=CPP_ROW)
+    config = sandbox_fusion.TestConfig(
+        language="cpp", provided_data=CPP_ROW, compile_timeout=SLOW_BUILD_S
+    )
     request = sandbox_fusion.SubmitRequest(
         dataset="mine", id=11, completion=cpp_completion(wrong), config=config
     )
@@ -437,7 +439,9 @@ def test_submit_builds_a_cpp_program_once_for_all_its_tests(server):
 
 @needs_cpp
 def test_submit_of_a_program_that_does_not_build_fails_every_test_with_compile_result(server):
-    config = sandbox_fusion.TestConfig(language="cpp", provided_data=CPP_ROW)
+    config = sandbox_fusion.TestConfig(
+        language="cpp", provided_data=CPP_ROW, compile_timeout=SLOW_BUILD_S
+    )
     request = sandbox_fusion.SubmitRequest(
         dataset="mine", id=11, completion=cpp_completion("int main( {\n"), config=config
     )
