@@ -568,7 +568,9 @@ def _stdio_case(index: int, case: dict[str, Any]) -> StdioTest:
     files = sorted({*given, *wanted} - {"stdin", "stdout"})
     if files:
         raise SubmitError(
-            400, f"test {index} reads or writes files {files}: execrl gives programs no files"
+            400,
+            f"test {index} reads or writes files {files}: execrl's /submit places and "
+            "compares no files (send the program to /run_code with `files`)",
         )
     stdin, stdout = given.get("stdin"), wanted.get("stdout")
     return StdioTest(id=f"test-{index}", input=_text(stdin), output=_text(stdout))
@@ -602,7 +604,9 @@ def _assert_tests(row: dict[str, Any], code: str) -> Tests:
     if not isinstance(test, dict) or not isinstance(test.get("code"), str):
         raise SubmitError(422, "should be {code: <test code>}", ("test",))
     if test.get("asset"):
-        raise SubmitError(400, "test.asset holds files: execrl gives programs no files")
+        raise SubmitError(
+            400, "test.asset holds files: execrl's /submit places no files (see /run_code)"
+        )
     labels = _labels(row)
     language = labels.get("execution_language") or "python"
     if language != "python":
