@@ -58,13 +58,13 @@ class RawRun:
     result: bytes = b""
     outputs_differ: bool = False
     compile_error: str | None = None
+    streams: list[tuple[bytes, bytes, bytes]] = field(default_factory=list)
+    """Every repeat's (stdout, stderr, result); ``stdout``/``stderr``/``result`` above are the
+    first repeat's."""
     fetched: dict[str, bytes] = field(default_factory=dict)
     """Files read back from the working directory after the first run (a test's ``fetch``)."""
     fetched_sizes: dict[str, int] = field(default_factory=dict)
     """Every matching file's size (-1: past ``fetch_max_bytes``, not read back)."""
-    streams: list[tuple[bytes, bytes, bytes]] = field(default_factory=list)
-    """Every repeat's (stdout, stderr, result); ``stdout``/``stderr``/``result`` above are the
-    first repeat's."""
 
     def repeat_views(self) -> list[RawRun]:
         """One RawRun per repeat, each with that repeat's own streams (every repeat is
