@@ -24,6 +24,8 @@ def test_what_a_check_expects_of_each_label():
     assert checking.expectation(reference("incorrect")) == "≥1 failure"
     timeout = reference("incorrect", expected_verdict="timeout")
     assert checking.expectation(timeout) == "≥1 timeout"
+    crash = reference("incorrect", expected_verdict="runtime_error")
+    assert checking.expectation(crash) == "≥1 runtime_error or memory_limit"
 
 
 def test_check_table_cells():
@@ -38,10 +40,11 @@ def test_check_table_cells():
     }  # fmt: skip
     issue = {"problem_id": "p", "reference": None, "as_expected": False, "issue": "problem x"}
     header, cells = checking.check_table([ok, bad, issue])
-    assert header[0] == "reference" and header[-1] == "failed tests" and len(header) == 9
-    assert cells == [
-        ["fast", "correct", "O(n)", "all success", "success 3", "3/3", "12", "20", ""],
-        ["✗ slow", "incorrect", "O(n)", "all success", "success 5", "0/3", "—", "20",
+    assert header[:2] == ["reference", "language"] and header[-1] == "failed tests"
+    assert len(header) == 10
+    assert cells == [  # (rows without a language were written when every reference was Python)
+        ["fast", "python", "correct", "O(n)", "all success", "success 3", "3/3", "12", "20", ""],
+        ["✗ slow", "python", "incorrect", "O(n)", "all success", "success 5", "0/3", "—", "20",
          "t0, t1, t2, t3 …"],
     ]  # fmt: skip
     assert checking.problem_ok([ok]) and not checking.problem_ok([ok, bad])

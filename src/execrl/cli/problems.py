@@ -171,9 +171,11 @@ def print_check_table(problem: Problem, rows: list[dict]) -> None:
         if row[0].startswith(mark):
             row[0] = Text(mark, style="red") + safe_text(row[0].removeprefix(mark))
     title = f"{safe_markup(problem.id)} ({problem.difficulty}) {status}"
-    print_table(header, cells, title=title, align="lllllrrrl")
+    print_table(header, cells, title=title, align="llllllrrrl")
     for row in rows:
         if row.get("issue"):
             console.print(f"  [red]FAILED[/]: {safe_markup(row['issue'])}")
+    for note in checking.skipped_notes(rows):  # (a toolchain missing here is not a failure)
+        console.print(f"  [yellow]skipped[/]: {safe_markup(note)}")
     if not problem.references and problem.tests:
         console.print("  no references: nothing to check")

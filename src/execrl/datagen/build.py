@@ -1,8 +1,9 @@
 """Build a problem's generated tests: generator inputs, expected outputs by reference consensus.
 
 Spec §9: an input's expected output is accepted only when the correct references agree on it.
-We run *every* correct reference (stricter than the spec's "at least two"), require all to
-finish cleanly and agree under the problem's checker, and keep the first one's output.
+We run *every* correct reference (stricter than the spec's "at least two"), each in its own
+language (C++ and Java references count as Python ones do), require all to finish cleanly and
+agree under the problem's checker, and keep the first one's output.
 A disagreement is a bug in a reference or the generator: it raises, it is never hidden.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from execrl.datagen.reference_runs import capture, language_of
 from execrl.errors import ConsensusError, ProblemFormatError
 from execrl.problems.folder import natural_key, read_problem_folder, write_test
 from execrl.problems.generated import generate_input
@@ -48,8 +50,8 @@ def plan_tests(problem: Problem) -> list[PlannedTest]:
 
 
 def consensus_output(problem: Problem, test_id: str, stdin: str, *, executor: Executor) -> str:
-    """The output every correct reference agrees on (run in the sandbox); raises
-    ConsensusError otherwise."""
+    """The output every correct reference agrees on (each run in the sandbox in its own
+    language); raises ConsensusError otherwise."""
     limits = Limits.for_problem(problem)
     correct = problem.references_labelled(ReferenceLabel.CORRECT)
     if len(correct) < 2:
@@ -57,8 +59,8 @@ def consensus_output(problem: Problem, test_id: str, stdin: str, *, executor: Ex
             f"{problem.id}: consensus needs at least 2 correct references, found {len(correct)}"
         )
     outputs: list[tuple[str, str]] = []
-    for ref in correct:
-        verdict, stdout = executor.capture(ref.code, stdin, limits)
+    for ref in correct:  # each in its own language: a C++ reference is built and run as C++
+        verdict, stdout = capture(executor, ref.code, stdin, limits, language=language_of(ref))
         if not verdict.passed:
             raise ConsensusError(
                 f"{problem.id}/{test_id}: correct reference {ref.name!r} gave "

@@ -1,7 +1,10 @@
 """Checking a problem set's references, one JSON-ready row per reference (what ``execrl
 problems check`` prints and writes): every correct reference must pass every test and every
-incorrect one must fail as its label says. Rows go to a :class:`~execrl.results.ResultsFile`
-as each is known, so an interrupted check resumes with only the references it lacks::
+incorrect one must fail as its label says, each run in its own language. A reference whose
+language's toolchain is not installed is *skipped* (its row says why), never a failure; a
+correct one that does not build is a failure whose row says what the compiler said. Rows go
+to a :class:`~execrl.results.ResultsFile` as each is known, so an interrupted check resumes
+with only the references it lacks::
 
     with ResultsFile("check.jsonl", key=check_key, resume=True) as out:
         for problem in problems:
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from execrl.datagen.verify import ReferenceReport, iter_reference_reports
+from execrl.datagen.verify import ALSO_ACCEPTED, ReferenceReport, iter_reference_reports
 from execrl.errors import ProblemFormatError
 from execrl.problems.io import problem_issues
 from execrl.problems.models import Problem, Reference, ReferenceLabel
@@ -51,8 +54,9 @@ def check_problem(
 
 
 def problem_ok(rows: list[Row]) -> bool:
-    """Every reference of the problem behaved as its label says (and it could be checked)."""
-    return all(row.get("as_expected") is True for row in rows)
+    """Every reference of the problem that was judged behaved as its label says (and the
+    problem could be checked); a skipped reference (its toolchain is missing) does not count."""
+    return all(row.get("as_expected") is True or row.get("skipped") for row in rows)
 
 
 def issue_row(problem: Problem, issue: str) -> Row:
@@ -68,27 +72,36 @@ def issue_row(problem: Problem, issue: str) -> Row:
 
 
 def reference_row(problem: Problem, report: ReferenceReport) -> Row:
-    """One reference's check: its label and what that expects, whether it behaved so, the
-    verdict counts, and the mean and largest CPU seconds on the optimization tests."""
+    """One reference's check: its language, its label and what that expects, whether it
+    behaved so (None when it was skipped, with ``skipped`` saying why), the verdict counts,
+    the mean and largest CPU seconds on the optimization tests, and ``build``: how its build
+    failed (None when it built or needs none). ``issue`` says why a reference that did not
+    build fails the check."""
     ref = report.reference
     results = report.record.results
     opt_ids = {t.id for t in problem.optimization_tests}
-    opt = [r.cpu_s for r in results if r.test_id in opt_ids]
+    skipped = report.skipped
+    opt = [r.cpu_s for r in results if r.test_id in opt_ids and not skipped]
+    build = report.build_failure
+    failed_build = build is not None and not report.as_expected and skipped is None
     return {
         "problem_id": problem.id,
         "difficulty": problem.difficulty,
         "reference": ref.name,
+        "language": report.language,
         "label": ref.label.value,
         "note": ref.tier or ref.flaw or "",
         "expects": expectation(ref),
-        "as_expected": report.as_expected,
+        "as_expected": None if skipped else report.as_expected,
+        "skipped": skipped,
         "verdicts": report.verdict_counts,
         "passed": sum(r.passed for r in results),
         "tests": len(results),
         "opt_mean_s": sum(opt) / len(opt) if opt else None,
         "opt_max_s": max(opt) if opt else None,
-        "failed_tests": report.failed_test_ids,
-        "issue": None,
+        "failed_tests": [] if skipped else report.failed_test_ids,
+        "build": build,
+        "issue": f"{ref.name} ({report.language}) did not build: {build}" if failed_build else None,
     }
 
 
@@ -96,7 +109,9 @@ def expectation(ref: Reference) -> str:
     """What the check requires of a reference: pass all, fail one, or one given verdict."""
     if ref.label is ReferenceLabel.CORRECT:
         return "all success"
-    return f"≥1 {ref.expected_verdict}" if ref.expected_verdict else "≥1 failure"
+    if ref.expected_verdict is None:
+        return "≥1 failure"
+    return "≥1 " + " or ".join([ref.expected_verdict, *ALSO_ACCEPTED.get(ref.expected_verdict, ())])
 
 
 def require_usable(problems: list[Problem], source: object) -> None:
@@ -113,7 +128,7 @@ def require_usable(problems: list[Problem], source: object) -> None:
     raise ProblemFormatError(f"{source}: problem {first_id!r} {issue}{more if others else ''}")
 
 
-CHECK_COLUMNS = ["reference", "label", "tier / flaw", "expects", "verdicts", "passed"]
+CHECK_COLUMNS = ["reference", "language", "label", "tier / flaw", "expects", "verdicts", "passed"]
 CHECK_COLUMNS += ["opt mean ms", "opt max ms", "failed tests"]
 FAILED_MARK = "✗ "
 """Before the name of a reference that did not behave as its label says."""
@@ -121,26 +136,39 @@ FAILED_MARK = "✗ "
 
 def check_table(rows: list[Row]) -> tuple[list[str], list[list[str]]]:
     """The reference rows of one problem as text cells (a problem's issue row is left out:
-    it is said under the table): verdict counts, tests passed, the optimization tests' mean
-    and largest CPU milliseconds, and the first failed tests."""
+    it is said under the table, as are skipped references, :func:`skipped_notes`): language,
+    verdict counts (``skipped``), tests passed, the optimization tests' mean and largest CPU
+    milliseconds, and the first failed tests."""
     cells = []
     for row in rows:
         if row.get("reference") is None:
             continue
         failed = list(row.get("failed_tests") or [])
         shown = row.get("label") == ReferenceLabel.INCORRECT.value or failed
+        judged = not row.get("skipped")
+        verdicts = dict(row.get("verdicts") or {}) if judged else {"skipped": ""}
         cells.append([
-            ("" if row.get("as_expected") else FAILED_MARK) + str(row["reference"]),
+            ("" if row.get("as_expected") or not judged else FAILED_MARK) + str(row["reference"]),
+            str(row.get("language", "python")),  # (rows written before languages: Python)
             str(row.get("label", "")),
             str(row.get("note", "")),
             str(row.get("expects", "")),
-            ", ".join(f"{status} {n}" for status, n in dict(row.get("verdicts") or {}).items()),
-            f"{row.get('passed', '?')}/{row.get('tests', '?')}",
+            ", ".join(f"{status} {n}".strip() for status, n in verdicts.items()),
+            f"{row.get('passed', '?')}/{row.get('tests', '?')}" if judged else "—",
             _ms(row.get("opt_mean_s")),
             _ms(row.get("opt_max_s")),
             ", ".join(failed[:4]) + (" …" if len(failed) > 4 else "") if shown else "",
         ])  # fmt: skip
     return CHECK_COLUMNS, cells
+
+
+def skipped_notes(rows: list[Row]) -> list[str]:
+    """One line per skipped reference: its name, language and why it was not judged."""
+    return [
+        f"{row['reference']} ({row.get('language', 'python')}): {row['skipped']}"
+        for row in rows
+        if row.get("skipped")
+    ]
 
 
 def _ms(seconds: float | None) -> str:

@@ -5,8 +5,9 @@ One attempt is the generator's 15 calls (``attempt_schedule``). It is all-or-not
 1. the generator runs in the sandbox on every call; any call that fails rejects the attempt,
    naming the call (``generator failed: large 3: timeout: ...``);
 2. at most ``MAX_SOLUTIONS`` verified correct solutions (the first ones) run on every input,
-   in the sandbox under the problem's limits; a solution that fails on any input (timeout,
-   crash, limit) agrees with no one on this attempt;
+   in the sandbox under the problem's limits, each in its own language (C++ and Java
+   solutions agree or disagree with Python ones like any other); a solution that fails on
+   any input (timeout, crash, limit, a build that failed) agrees with no one on this attempt;
 3. solutions are grouped by agreement on *all* outputs under the problem's checker, each
    against its group's representative (its first member); the largest group wins (a tie: the
    group of the earliest solution); fewer than ``MIN_AGREEING`` members rejects the attempt;
@@ -30,16 +31,16 @@ from execrl.datagen.generators import (
     GeneratedInput,
     GeneratorProgram,
     attempt_schedule,
-    capture,
     generated_group,
     run_generator_calls,
     verdict_text,
 )
+from execrl.datagen.reference_runs import PYTHON, capture, language_of, reference_request
 from execrl.problems.models import Checker, Problem, Reference, StdioTest
 from execrl.sandbox.batch import parallel_map
 from execrl.sandbox.compare import outputs_match
 from execrl.sandbox.limits import Limits
-from execrl.sandbox.protocol import ExecutionRequest, Executor
+from execrl.sandbox.protocol import Executor
 from execrl.sandbox.records import Status, TestResult
 from execrl.sandbox.wrapping import wrap_stdin_program
 
@@ -200,13 +201,16 @@ def capture_outputs(
     limits: Limits,
 ) -> list[SolutionRun]:
     """Every solution on every input, in the sandbox, one capture per (solution, input), all
-    of the pool's workers busy; one ``SolutionRun`` per solution, in order."""
-    programs = [_as_judged(problem, s.code) for s in solutions]
+    of the pool's workers busy, each solution in its own language; one ``SolutionRun`` per
+    solution, in order."""
+    programs = [_as_judged(problem, s) for s in solutions]
+    languages = [language_of(s) for s in solutions]
     pairs = [(s, i) for s in range(len(solutions)) for i in range(len(inputs))]
 
     def run_one(pair: tuple[int, int]) -> tuple[TestResult, str]:
         solution, index = pair
-        return capture(executor, programs[solution], inputs[index].text or "", limits)
+        stdin = inputs[index].text or ""
+        return capture(executor, programs[solution], stdin, limits, language=languages[solution])
 
     captured = list(parallel_map(run_one, pairs, jobs=executor.workers, show_progress=False))
     per_solution = len(inputs)
@@ -216,9 +220,11 @@ def capture_outputs(
     ]
 
 
-def _as_judged(problem: Problem, code: str) -> str:
-    """The program as a judged request runs it (APPS/TACO problems wrap stdin programs)."""
-    return wrap_stdin_program(code) if problem.stdin_as_function else code
+def _as_judged(problem: Problem, solution: Reference) -> str:
+    """The program as a judged request runs it (APPS/TACO problems wrap stdin Python
+    programs; a program in another language runs as written)."""
+    wrapped = problem.stdin_as_function and language_of(solution) == PYTHON
+    return wrap_stdin_program(solution.code) if wrapped else solution.code
 
 
 def _solution_run(
@@ -296,12 +302,7 @@ def recheck(
 ) -> Recheck:
     """``solution`` on the accepted ``tests`` as a judge runs it (one judged request per test,
     in parallel); it must pass every one. The detail names the first test it failed."""
-    requests = [
-        ExecutionRequest.for_problem(
-            problem, solution.code, tests=[test], limits=limits, program_name=solution.name
-        )
-        for test in tests
-    ]
+    requests = [reference_request(problem, solution, tests=[test], limits=limits) for test in tests]
     records = executor.run_batch(requests, progress=False, description="re-check")
     results = [result for record in records for result in record.results]
     unsure = [r for r in results if r.status is Status.INCONCLUSIVE]

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from execrl.datagen.reference_runs import capture
 from execrl.errors import ProblemFormatError
 from execrl.extract import extract_code
 from execrl.problems.folder import natural_key
 from execrl.problems.models import GeneratorMode, Problem, StdioTest, TestGroup
 from execrl.sandbox.batch import parallel_map
-from execrl.sandbox.forkserver import SandboxCrashed
 from execrl.sandbox.limits import Limits
 from execrl.sandbox.protocol import CompletionSampler, Conversation, Executor
 from execrl.sandbox.records import Status, TestResult
@@ -228,15 +228,6 @@ def run_generator_calls(
         return _generated(mode, seed, result, stdout)
 
     return list(parallel_map(run_one, calls, jobs=executor.workers, show_progress=False))
-
-
-def capture(executor: Executor, program: str, stdin: str, limits: Limits) -> tuple[TestResult, str]:
-    """``executor.capture``, with a sandbox that crashed twice (the local pool raises) read as
-    an ``inconclusive`` verdict, as the remote backends report it."""
-    try:
-        return executor.capture(program, stdin, limits)
-    except SandboxCrashed as exc:
-        return TestResult(test_id="capture", status=Status.INCONCLUSIVE, detail=str(exc)), ""
 
 
 def verdict_text(result: TestResult) -> str:

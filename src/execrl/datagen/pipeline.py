@@ -41,6 +41,7 @@ from execrl.datagen.generators import (
     model_generators,
     supplied_generators,
 )
+from execrl.datagen.reference_runs import language_of, program_key
 from execrl.datagen.report import write_build_report
 from execrl.datagen.rounds import (
     ProblemRuns,
@@ -250,10 +251,15 @@ class ProblemBuild:
         problem = self.problem
         tests_key = digest(problem.model_dump(mode="json", include={"tests"}), _judging(problem))
         refs = [*self.correct, *self.incorrect]
-        keys = {r.name: digest("verify", problem.id, r.code, r.label, tests_key) for r in refs}
+        keys = {
+            r.name: digest("verify", problem.id, program_key(r), r.label, tests_key) for r in refs
+        }
 
         def verdicts(report: ReferenceReport) -> Row:
-            inconclusive = any(r.status is Status.INCONCLUSIVE for r in report.record.results)
+            # (a solution whose toolchain is missing here is skipped: inconclusive, unused)
+            inconclusive = report.skipped is not None or any(
+                r.status is Status.INCONCLUSIVE for r in report.record.results
+            )
             return {
                 "label": report.label.value,
                 "verdicts": report.verdict_counts,
@@ -314,7 +320,7 @@ class ProblemBuild:
         infrastructure failure, is tried again)."""
         if len(correct) < 2 or not self.stdio:
             return []  # no agreement is possible, or no stdin to feed: said by the reasons
-        refs_key = digest([r.code for r in correct], _judging(self.problem))
+        refs_key = digest([program_key(r) for r in correct], _judging(self.problem))
         limits = self.settings.generator_limits
         results = []
         for program in programs:
@@ -343,7 +349,7 @@ class ProblemBuild:
             return {}
         problem = self.problem.model_copy(update={"tests": list(tests)})
         tests_key = digest([t.model_dump(mode="json") for t in tests], _judging(problem))
-        keys = {r.name: digest("runs", problem.id, r.code, tests_key) for r in refs}
+        keys = {r.name: digest("runs", problem.id, program_key(r), tests_key) for r in refs}
         rows = self.cached_runs("runs", problem, refs, keys)
         return {name: row["runs"] for name, row in rows.items()}
 
@@ -449,12 +455,14 @@ class ProblemBuild:
 
 
 def _distinct(references: Sequence[Reference]) -> list[Reference]:
-    """The first of each program text (whitespace at the ends ignored), in order."""
-    seen: set[str] = set()
+    """The first of each program text in each language (whitespace at the ends ignored), in
+    order."""
+    seen: set[tuple[str, str]] = set()
     kept = []
     for ref in references:
-        if ref.code.strip() not in seen:
-            seen.add(ref.code.strip())
+        key = (language_of(ref), ref.code.strip())
+        if key not in seen:
+            seen.add(key)
             kept.append(ref)
     return kept
 

@@ -13,7 +13,9 @@ flushed) as it finishes, and an interrupted run resumed from the rows it kept.
     print([(r.problem.id, r.ok) for r in checks.reports])   # [('edit-distance', True)]
 
 A problem is as expected when every correct reference passes every test and every incorrect
-one fails at least one (:attr:`execrl.datagen.verify.ProblemReport.ok`).
+one fails at least one (:attr:`execrl.datagen.verify.ProblemReport.ok`). Each reference runs
+in its own language; one whose toolchain is not installed is skipped (its row's ``skipped``
+says why), neither as expected nor a failure.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from execrl.datagen.reference_runs import not_runnable
 from execrl.datagen.verify import ProblemReport, ReferenceReport, verify_problem
 from execrl.errors import UsageError
 from execrl.problems.models import Problem
@@ -30,8 +33,11 @@ from execrl.sandbox.executor_source import ExecutorSource, executor_in_use
 from execrl.sandbox.protocol import Executor
 from execrl.sandbox.records import ExecutionRecord
 
-REFERENCE_ROW = ("problem_id", "reference", "label", "as_expected", "record")
+REFERENCE_ROW = ("problem_id", "reference", "language", "label", "as_expected", "skipped", "record")
 """The fields of a row of the reference check."""
+_REQUIRED = ("problem_id", "reference", "label", "as_expected", "record")
+"""The fields a resumed row must have (rows written before references had languages lack
+``language`` and ``skipped``: they were Python, and judged)."""
 
 
 class NotReferenceChecks(UsageError):
@@ -70,7 +76,7 @@ def check_references(
     that opens one (after ``out`` is checked)."""
     reports = []
     with ResultsFile(out, key=reference_key, resume=resume) as results:  # fails now if unwritable
-        if any(set(REFERENCE_ROW) - row.keys() for row in results.rows):
+        if any(set(_REQUIRED) - row.keys() for row in results.rows):
             raise NotReferenceChecks(
                 f"{results.path}: its rows are not reference checks (the rows "
                 "check_references writes); resume it with the call that wrote it, or pass "
@@ -97,7 +103,12 @@ def check_resumable(
     groups = {t.id: t.group for t in problem.tests}
     kept = {row["reference"]: row for row in results.rows if row["problem_id"] == problem.id}
     done = {
-        name: ReferenceReport(ref, ExecutionRecord.model_validate(kept[name]["record"]), groups)
+        name: ReferenceReport(
+            ref,
+            ExecutionRecord.model_validate(kept[name]["record"]),
+            groups,
+            not_runnable(ref, problem.tests),
+        )
         for ref in problem.references
         if (name := ref.name) in kept
     }
@@ -115,7 +126,9 @@ def reference_row(problem_id: str, report: ReferenceReport) -> Row:
     return {
         "problem_id": problem_id,
         "reference": report.reference.name,
+        "language": report.language,
         "label": report.label.value,
         "as_expected": report.as_expected,
+        "skipped": report.skipped,
         "record": report.record.model_dump(mode="json"),
     }

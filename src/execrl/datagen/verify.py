@@ -12,10 +12,21 @@ import statistics
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from execrl.datagen.reference_runs import (
+    language_of,
+    not_runnable,
+    reference_request,
+    unavailable,
+)
 from execrl.problems.models import Problem, Reference, ReferenceLabel, TestGroup
 from execrl.sandbox.executor_source import given_or_default
-from execrl.sandbox.protocol import ExecutionRequest, Executor
-from execrl.sandbox.records import ExecutionRecord, TestResult
+from execrl.sandbox.protocol import Executor
+from execrl.sandbox.records import ExecutionRecord, Status, TestResult
+
+ALSO_ACCEPTED = {Status.RUNTIME_ERROR.value: (Status.MEMORY_LIMIT.value,)}
+"""Verdicts that also meet an ``expected_verdict``: a Kattis ``run_time_error`` submission
+that runs out of memory crashed (its runtime's allocation failure, e.g. ``std::bad_alloc``,
+is read as ``memory_limit``)."""
 
 
 @dataclass
@@ -26,10 +37,32 @@ class ReferenceReport:
     record: ExecutionRecord
     test_groups: dict[str, TestGroup]
     """The group of each test id, to summarise times per group."""
+    not_runnable: str | None = None
+    """Why it was not run at all (its language cannot run the problem's kind of tests)."""
 
     @property
     def label(self) -> ReferenceLabel:
         return self.reference.label
+
+    @property
+    def language(self) -> str:
+        return language_of(self.reference)
+
+    @property
+    def skipped(self) -> str | None:
+        """Why it was not judged, or None: its toolchain is not installed where it ran
+        (``language_unavailable: …``), or it cannot run on the problem's tests. A skipped
+        reference is neither as expected nor a failure."""
+        return self.not_runnable or unavailable(self.record)
+
+    @property
+    def build_failure(self) -> str | None:
+        """``compile_error: <the compiler's stderr tail>`` (or ``compile_timeout: …``) when
+        its program did not build, else None."""
+        build = self.record.build
+        if build is None or build.status in ("ok", "language_unavailable"):
+            return None
+        return f"{build.status}: {build.detail}" if build.detail else build.status
 
     @property
     def failed_test_ids(self) -> list[str]:
@@ -39,13 +72,17 @@ class ReferenceReport:
     def as_expected(self) -> bool:
         """Correct references pass everything; incorrect ones fail at least one test, with
         their ``expected_verdict`` when they name one (a Kattis ``time_limit_exceeded``
-        submission must time out on some test, not merely fail)."""
+        submission must time out on some test, not merely fail; a ``run_time_error`` one may
+        also run out of memory). False for a skipped reference (see :attr:`skipped`)."""
+        if self.skipped is not None:
+            return False
         if self.label is ReferenceLabel.CORRECT:
             return self.record.all_passed
         expected = self.reference.expected_verdict
         if expected is None:
             return bool(self.failed_test_ids)
-        return any(r.status.value == expected for r in self.record.results)
+        accepted = {expected, *ALSO_ACCEPTED.get(expected, ())}
+        return any(r.status.value in accepted for r in self.record.results)
 
     @property
     def verdict_counts(self) -> dict[str, int]:
@@ -71,7 +108,13 @@ class ProblemReport:
 
     @property
     def ok(self) -> bool:
-        return all(r.as_expected for r in self.references)
+        """Every reference that was judged behaved as its label says (a skipped one, whose
+        toolchain is missing, neither passes nor fails the problem)."""
+        return all(r.as_expected or r.skipped is not None for r in self.references)
+
+    @property
+    def skipped(self) -> list[ReferenceReport]:
+        return [r for r in self.references if r.skipped is not None]
 
     def labelled(self, label: ReferenceLabel) -> list[ReferenceReport]:
         return [r for r in self.references if r.label is label]
@@ -106,14 +149,19 @@ def iter_reference_reports(
     references: list[Reference] | None = None,
 ) -> Iterator[ReferenceReport]:
     """As :func:`verify_problem`, one reference's report at a time, in order, each as soon
-    as its last test is done (so a caller can write it before the next one finishes)."""
+    as its last test is done (so a caller can write it before the next one finishes). Each
+    reference runs in its own language; one that cannot run on the problem's tests at all
+    (a C++ program on call tests) is reported skipped without running."""
     refs = problem.references if references is None else references
     tests = problem.tests
+    why_not = {ref.name: not_runnable(ref, tests) for ref in refs}
     # One request per (reference, test): the pool stays balanced even when one reference is
-    # quadratic; each fork server compiles a program once and caches it.
+    # quadratic; each fork server compiles a Python program once, and a native build is
+    # cached by content, so a C++ reference is compiled once for all its tests.
     requests = [
-        ExecutionRequest.for_problem(problem, ref.code, tests=[test], program_name=ref.name)
+        reference_request(problem, ref, tests=[test])
         for ref in refs
+        if why_not[ref.name] is None
         for test in tests
     ]
     groups = {t.id: t.group for t in tests}
@@ -122,6 +170,15 @@ def iter_reference_reports(
             requests, progress=show_progress, description=f"checking {problem.id}"
         )
         for ref in refs:
+            if why_not[ref.name] is not None:
+                empty = ExecutionRecord(
+                    problem_id=problem.id,
+                    program_sha256="",
+                    program_name=ref.name,
+                    language=language_of(ref),
+                )
+                yield ReferenceReport(ref, empty, groups, why_not[ref.name])
+                continue
             mine = list(itertools.islice(records, len(tests)))
             results = [result for record in mine for result in record.results]
             record = (
