@@ -197,3 +197,25 @@ def test_consensus_names_a_cpp_reference_that_disagrees():
         assert consensus_output(problem, "t", "4 5\n", executor=executor) == "9\n"
         with pytest.raises(ConsensusError, match=r"references \['cpp-wrong'\] disagree"):
             consensus_output(lying, "t", "4 5\n", executor=executor)
+
+
+# -- timing -----------------------------------------------------------------------------------
+def test_reference_durations_and_eval_campaigns_time_a_cpp_reference_as_cpp():
+    from execrl.evaluate.campaign import campaign_requests
+    from execrl.timing.references import measure_reference_durations
+
+    problem = add_problem([ref("cpp-sum", "cpp", CPP_SUM), ref("py-sum", "python", PY_SUM)])
+    timed_tests = [t.model_copy(update={"group": "optimization"}) for t in problem.tests]
+    problem = problem.model_copy(update={"tests": timed_tests})
+    with LocalExecutor(workers=2) as executor:
+        (timed,), records = measure_reference_durations([problem], executor, progress=False)
+    assert [(r.program_name, r.language, r.all_passed) for r in records] == [
+        ("cpp-sum", "cpp", True),
+        ("py-sum", "python", True),
+    ]
+    assert [sorted(r.durations_s or {}) for r in timed.references] == [["negative", "small"]] * 2
+    planned = campaign_requests([problem], [])
+    assert [(entry.reference, request.language) for entry, request in planned] == [
+        ("cpp-sum", "cpp"),
+        ("py-sum", "python"),
+    ]

@@ -80,6 +80,7 @@ def campaign_requests(
                 limits=Limits.for_problem(problem, cap_s=cap_s),
                 options=options,
                 program_name=f"reference/{ref.name}",
+                language=ref.language,
             )
             entry = ManifestEntry(
                 kind="reference",

@@ -44,6 +44,7 @@ def measure_reference_durations(
                     limits=limits,
                     options=ExecutionOptions(repeats=repeats, timing=timing),
                     program_name=ref.name,
+                    language=ref.language,  # each reference timed in its own language
                 )
             )
             owners.append((i, ref.name))

@@ -293,6 +293,7 @@ def run_campaign(
                     limits=Limits.for_problem(p),
                     options=ExecutionOptions(repeats=1, timing=timing),
                     program_name=ref.name,
+                    language=ref.language,
                 )
                 for p, ref in order
             ]
