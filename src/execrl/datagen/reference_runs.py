@@ -90,21 +90,33 @@ def capture(
     executor: Executor, program: str, stdin: str, limits: Limits, *, language: str = PYTHON
 ) -> tuple[TestResult, str]:
     """``executor.capture`` of ``program`` in ``language``: (verdict without comparison,
-    stdout). A sandbox that crashed twice (the local pool raises) reads as an
-    ``inconclusive`` verdict, as the remote backends report it; so does a program in another
-    language than Python on a backend whose ``capture`` runs Python only."""
+    stdout), or its ``capture_streams`` where only that takes a language (Ray). A sandbox that
+    crashed twice (the local pool raises) reads as an ``inconclusive`` verdict, as the remote
+    backends report it; so does a program in another language than Python on a backend that
+    captures Python only."""
     lang = language_row(language).name
     try:
         if lang == PYTHON:
             return executor.capture(program, stdin, limits)
-        if "language" not in inspect.signature(executor.capture).parameters:
-            return _inconclusive(
-                f"the {executor.backend} executor captures Python programs only; a {lang} "
-                "program needs one whose `capture` takes `language` (a LocalExecutor)"
-            )
-        return executor.capture(program, stdin, limits, language=lang)  # type: ignore[call-arg]
+        if _takes_language(executor.capture):
+            return executor.capture(program, stdin, limits, language=lang)  # type: ignore[call-arg]
+        streams = getattr(executor, "capture_streams", None)
+        if streams is not None and _takes_language(streams):
+            captured = streams(program, stdin, limits, language=lang)
+            return captured.result, captured.stdout
+        return _inconclusive(
+            f"the {executor.backend} executor captures Python programs only; a {lang} "
+            "program needs one whose `capture` takes `language` (LocalExecutor, RemoteExecutor)"
+        )
     except SandboxCrashed as exc:
         return _inconclusive(str(exc))
+
+
+def _takes_language(method: object) -> bool:
+    try:
+        return "language" in inspect.signature(method).parameters  # type: ignore[arg-type]
+    except (TypeError, ValueError):  # (a callable without a signature)
+        return False
 
 
 def _inconclusive(detail: str) -> tuple[TestResult, str]:
