@@ -203,6 +203,7 @@ def test_a_build_on_execrl_serve_is_the_build_here(kattis_build, tmp_path):
     with running_server(workers=2) as server:
         before = server_executions(server)
         argv = ["build", str(BUILD / "kattis"), "--generators", str(BUILD / "kattis-generators")]
+        argv += ["--languages", "python"]  # as kattis_build loads it
         code = main([*argv, "--out", str(out), "--attempts", "1", "--executor", server.url])
         assert code == 0
         assert server_executions(server) - before > 0
