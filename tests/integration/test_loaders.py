@@ -324,13 +324,21 @@ def _execrl(*args: str):
     )
 
 
-def test_problems_check_holds_kattis_submissions_to_their_folders_verdicts():
+def test_problems_check_holds_kattis_submissions_to_their_folders_verdicts(tmp_path):
     # Python only: tests/integration/test_kattis_polyglot.py checks C, C++ and Java ones.
-    done = _execrl("problems", "check", str(KATTIS), "--jobs", "2", "--languages", "python")
+    out = tmp_path / "check.jsonl"
+    argv = ["problems", "check", str(KATTIS), "--jobs", "2", "--languages", "python"]
+    done = _execrl(*argv, "--out", str(out))
     assert done.returncode == 0, done.stdout + done.stderr
-    for name in ("accepted-averag", "time_limit_exc", "run_time_error", "wrong_answer-zero"):
-        assert name in done.stdout
-    assert "≥1 timeout" in done.stdout and "≥1 runtime_error" in done.stdout
+    rows = {row["reference"]: row for row in map(json.loads, out.read_text().splitlines())}
+    for name, expects in [
+        ("accepted-average-py", "all success"),
+        ("time_limit_exceeded-spin", "≥1 timeout"),
+        ("run_time_error-no_zero", "≥1 runtime_error"),
+        ("wrong_answer-zero", "≥1 wrong_answer"),
+    ]:
+        assert rows[name]["as_expected"] is True, rows[name]
+        assert rows[name]["expects"].startswith(expects), rows[name]
 
 
 def test_problems_check_fails_when_a_submission_is_in_the_wrong_folder(tmp_path):
