@@ -10,6 +10,9 @@ cache, so a rerun compiles nothing."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -139,6 +142,35 @@ def test_a_correct_reference_that_does_not_build_fails_the_check_and_says_why(tm
     assert broken["build"].startswith("compile_error: ") and "expected" in broken["build"]
     assert broken["issue"].startswith("cpp-typo (cpp) did not build: compile_error: ")
     assert "FAILED" in printed and "cpp-typo (cpp) did not build" in printed.replace("\n", "")
+
+
+def test_a_language_not_installed_is_skipped_with_the_reason_not_failed(tmp_path):
+    """Python 2 made unavailable ($EXECRL_PYTHON2 names no file), in a fresh process (the
+    table reads it at import): its reference is skipped and the check still passes."""
+    problem = add_problem([
+        ref("cpp-sum", "cpp", CPP_SUM),
+        ref("py2-sum", "python2", "a, b = map(int, raw_input().split())\nprint a + b\n"),
+    ])  # fmt: skip
+    source = save_problems([problem], tmp_path / "problems.jsonl")
+    out = tmp_path / "check.jsonl"
+    env = {**os.environ, "EXECRL_PYTHON2": str(tmp_path / "no-python2")}
+    argv = ["problems", "check", str(source), "--jobs", "2", "--out", str(out)]
+    done = subprocess.run(
+        [sys.executable, "-m", "execrl.cli.main", *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {row["reference"]: row for row in map(json.loads, out.read_text().splitlines())}
+    assert rows["cpp-sum"]["as_expected"] is True and rows["cpp-sum"]["skipped"] is None
+    skipped = rows["py2-sum"]
+    assert skipped["as_expected"] is None and skipped["failed_tests"] == []
+    assert skipped["skipped"].startswith("language_unavailable: python2: ")
+    assert "no-python2" in skipped["skipped"]
+    assert "skipped: py2-sum (python2): language_unavailable" in done.stdout
+    assert "FAILED" not in done.stdout
 
 
 def test_a_skipped_row_reads_skipped_in_the_table():
