@@ -92,6 +92,33 @@ int main(int argc, char *argv[]) {
 }
 """
 
+READER = r"""
+#include "testlib.h"
+// one strict read of stdin, chosen by the first argument, printed; then the end of the file
+int main(int argc, char *argv[]) {
+    registerValidation(argc, argv);
+    std::string what = argv[1];
+    if (what == "strict")
+        println(format("%.3f", readStrictDouble(0, 10, 1, 2, "p")));
+    else if (what == "unsigned")
+        println(readUnsignedLong(0ULL, ULLONG_MAX, "u"));
+    else if (what == "long")
+        println(readLong(-5, 5, "x"));
+    else if (what == "double")
+        println(readDouble(0.5, 1.5, "d"));
+    else if (what == "chars") {
+        char first = readChar();
+        readChar('-');
+        println(first, readChar());
+    }
+    if (what == "line")
+        println(readLine("[a-z ]{1,20}", "s"));
+    else
+        readEoln();
+    readEof();
+}
+"""
+
 INTERACTOR = r"""
 #include "testlib.h"
 // guess the number of inf in at most 20 queries "? x" (answered <, > or =), then "! x"
@@ -169,6 +196,16 @@ int main(int argc, char *argv[]) {
     double d1 = s.readDouble();
     string rest = s.readLine();
     println("stream", i1, l1, t1, d1, "[" + rest + "]", s.eof());
+    InStream t(inf, "  7  \n\nx\r\ny");
+    bool e1 = t.seekEoln();
+    int seven = t.readInt();
+    bool e2 = t.seekEoln();
+    t.skipBlanks();
+    char c = static_cast<char>(t.curChar());
+    string x = t.readLine(), y = t.readLine();
+    bool end = t.eof();
+    string z = t.readLine();
+    println("lenient", e1, seven, e2, c, x, y, end, "[" + z + "]", t.seekEof());
 
     println("opts", opt<int>("n"), opt<int>("max"), opt<bool>("flag"), opt<double>("ratio"),
             opt<int>("neg"), opt<string>("name"), has_opt("missing"), opt<int>("missing", 42),
@@ -222,6 +259,7 @@ BUILDS = [
     ("validator", VALIDATOR, "gnu++17", "-O2"),
     ("generator", GENERATOR, "gnu++17", "-O2"),
     ("interactor", INTERACTOR, "gnu++17", "-O2"),
+    ("reader", READER, "gnu++17", "-O2"),
     ("selftest", SELFTEST, "gnu++17", "-O2"),
     ("selftest_cxx11", SELFTEST, "c++11", "-O0"),
     ("selftest_cxx20", SELFTEST, "c++20", "-O0"),
@@ -598,6 +636,64 @@ def test_patterns_on_long_strings_and_generated_strings(selftest):
 
 def test_an_instream_over_a_string(selftest):
     assert selftest["stream"] == ["12", "-5", "abc", "3.5", "[", "line", "two]", "1"]
+
+
+def test_checker_streams_are_lenient_about_blanks_and_line_ends(selftest):
+    assert selftest["lenient"] == ["0", "7", "1", "x", "x", "y", "1", "[]", "1"]
+
+
+@pytest.mark.parametrize(
+    ("what", "test", "printed"),
+    [
+        ("strict", "1.25\n", "1.250"),
+        ("strict", "0.5\n", "0.500"),
+        ("unsigned", "18446744073709551615\n", "18446744073709551615"),
+        ("long", "-5\n", "-5"),
+        ("double", "1e0\n", "1"),
+        ("chars", "a-b\n", "a b"),
+        ("line", "hello world\n", "hello world"),
+    ],
+)
+def test_strict_reads_accept(built, what, test, printed):
+    done = run(built["reader"], [what], stdin=test)
+    assert (done.returncode, done.stdout, done.stderr) == (0, printed + "\n", "")
+
+
+@pytest.mark.parametrize(
+    ("what", "test", "message"),
+    [
+        (
+            "strict",
+            "1.2345\n",
+            "Expected strict double with number of digits after point in range [1, 2], but "
+            '"1.2345" found',
+        ),
+        ("strict", "1\n", "Expected strict double with number of digits after point in range"),
+        ("strict", "01.5\n", "Expected strict double"),
+        ("strict", "-0.0\n", "Expected strict double"),
+        ("strict", "1e1\n", "Expected strict double"),
+        ("strict", "11.0\n", "Strict double parameter [name=p] equals to 11, violates the range"),
+        ("unsigned", "18446744073709551616\n", 'Expected unsigned int64, but "1844674407370955'),
+        ("unsigned", "-1\n", 'Expected unsigned int64, but "-1" found'),
+        ("long", "6\n", "Integer parameter [name=x] equals to 6, violates the range [-5, 5]"),
+        ("long", "+5\n", 'Expected int64, but "+5" found'),
+        ("double", "2\n", "Double parameter [name=d] equals to 2, violates the range [0.5, 1.5]"),
+        ("double", "inf\n", 'Expected double, but "inf" found'),
+        ("chars", "a+b\n", "Unexpected character '+', but '-' expected"),
+        ("chars", "", "Unexpected end of file - char expected"),
+        ("chars", "a", "Unexpected end of file - '-' expected"),
+        (
+            "line",
+            "Hello\n",
+            'Line [name=s] equals to "Hello", doesn\'t correspond to pattern "[a-z ]{1,20}"',
+        ),
+    ],
+)
+def test_strict_reads_reject(built, what, test, message):
+    done = run(built["reader"], [what], stdin=test)
+    assert done.returncode == 3
+    assert done.stderr.startswith("FAIL " + message), done.stderr
+    assert done.stderr.endswith(", line 1)\n")
 
 
 def test_generator_options_in_every_form(selftest):
