@@ -242,3 +242,11 @@ def test_folders_and_unknown_languages_are_skipped_with_one_warning(tmp_path: Pa
     assert "skipped 2 submission(s)" in message
     assert "multi/ (a submission of several files)" in message and "sol.kt" in message
     assert [(r.name, r.language) for r in problem.references] == [("accepted-Sol", "java")]
+
+
+def test_files_of_unknown_languages_are_not_read_and_dotfiles_are_ignored(tmp_path: Path):
+    package = _package(tmp_path, {"accepted/sol.cpp": "int main() {}\n", "accepted/.gitkeep": ""})
+    (package / "submissions" / "accepted" / "sol.jar").write_bytes(b"PK\x03\x04\xff\xfe")
+    with pytest.warns(SkippedSubmissionsWarning, match=r"skipped 1 submission.*sol\.jar"):
+        problem = read_kattis_package(package)
+    assert [r.name for r in problem.references] == ["accepted-sol"]

@@ -452,19 +452,23 @@ def _submissions(folder: Path, languages: frozenset[str] | None) -> list[dict[st
     for verdict_dir in sorted(p for p in root.iterdir() if p.is_dir()):
         expected = VERDICT_FOLDERS.get(verdict_dir.name)
         label = "correct" if verdict_dir.name == "accepted" else "incorrect"
-        entries = sorted(verdict_dir.iterdir(), key=lambda p: natural_key(p.name))
-        stems = Counter(p.stem for p in entries if p.is_file())
+        entries = sorted(
+            (p for p in verdict_dir.iterdir() if not p.name.startswith(".")),  # .gitkeep
+            key=lambda p: natural_key(p.name),
+        )
+        found = {p: submission_language(p) for p in entries if p.is_file()}
+        stems = Counter(p.stem for p, language in found.items() if language is not None)
         for path in entries:
             if not path.is_file():
                 skipped.append(f"{path.name}/ (a submission of several files)")
                 continue
-            code = _read_source(path)
-            language = submission_language(path, code)
+            language = found[path]
             if language is None:
                 skipped.append(f"{path.name} (no language for {path.suffix or 'no extension'})")
                 continue
             if not keeps(languages, language):
                 continue
+            code = _read_source(path)
             name = f"{verdict_dir.name}-{path.stem}"
             if stems[path.stem] > 1:  # average.cpp and average.py: both keep their extension
                 name += "-" + path.suffix.lstrip(".").replace("+", "p")
@@ -496,14 +500,16 @@ def _unique(name: str, references: list[dict[str, Any]]) -> str:
     return next(c for c in candidates if c not in taken)
 
 
-def submission_language(path: Path, code: str) -> str | None:
+def submission_language(path: Path) -> str | None:
     """The language of one submission file, as problemtools decides it: by its extension
     (case matters: ``.C`` is C++, ``.c`` is C), except that ``.py2`` files, and ``.py`` files
-    whose first line is a ``python2`` shebang, are Python 2. None: no language execrl knows."""
-    if path.suffix == ".py2" or (path.suffix == ".py" and _is_python2(code)):
+    whose first line is a ``python2`` shebang, are Python 2. None: no language execrl knows
+    (the file is read only for a ``.py`` one's first line)."""
+    if path.suffix == ".py2" or (path.suffix == ".py" and _is_python2(path)):
         return "python2"
     return by_extension(path.suffix) if path.suffix else None
 
 
-def _is_python2(code: str) -> bool:
-    return re.match(r"#!.*python2\b", code.split("\n", 1)[0]) is not None
+def _is_python2(path: Path) -> bool:
+    first = _read_source(path).split("\n", 1)[0]
+    return re.match(r"#!.*python2\b", first) is not None
