@@ -527,3 +527,40 @@ def test_a_cpp_request_through_the_server_gives_the_same_record_as_local(server)
 
 def _io(case: dict) -> dict:
     return {"input": case["input"]["stdin"], "output": case["output"]["stdout"]}
+
+
+JAVA_ADD = (
+    "import java.util.Scanner;\npublic class Main {\n"
+    "  public static void main(String[] args) {\n"
+    "    Scanner in = new Scanner(System.in);\n"
+    "    System.out.println(in.nextLong() + in.nextLong());\n  }\n}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("language", "code"),
+    [
+        pytest.param("cpp", CPP_ADD, marks=needs_cpp),
+        pytest.param("java", JAVA_ADD, marks=needs_java),
+    ],
+)
+def test_the_json_verl_posts_for_cpp_and_java_reads_as_verl_expects(server, language, code):
+    # verl's call_sandbox_api body (verl/utils/reward_score/sandbox_fusion), its language
+    # taken from the data; verl reads status, run_result.stdout and compile_result
+    body = {
+        "compile_timeout": SLOW_BUILD_S,
+        "run_timeout": 60,
+        "code": code,
+        "stdin": "40 2\n",
+        "memory_limit_MB": 1024,
+        "language": language,
+        "files": {},
+        "fetch_files": [],
+    }
+    response = httpx.post(f"{server.url}/run_code", json=body, timeout=2 * SLOW_BUILD_S + 70)
+    response.raise_for_status()
+    answer = response.json()
+    assert answer["status"] == "Success"
+    assert answer["run_result"]["stdout"] == "42\n"
+    assert answer["compile_result"]["status"] == "Finished"
+    assert answer["compile_result"]["return_code"] == 0
