@@ -76,10 +76,6 @@ def test_the_languages_filter_keeps_only_those_submissions():
     )
 
 
-KNOWN_GAPS = {"accepted-Kattio"}
-"""Submissions the build does not run as Kattis does yet (the xfail test below says why)."""
-
-
 def _check(language: str, tmp_path: Path) -> tuple[int, list[dict]]:
     """``execrl problems check PACKAGE --languages LANGUAGE``, in-process: its exit code and
     its rows."""
@@ -113,26 +109,16 @@ def test_problems_check_gives_every_submission_its_folders_verdict(language, tmp
     expected = {n: v for n, v in SUBMISSIONS.items() if v[0] == language}
     assert {row["reference"] for row in rows} == set(expected)
     for row in rows:
-        if row["reference"] in KNOWN_GAPS:
-            continue
         _, label, verdict = expected[row["reference"]]
         assert row["as_expected"] is True, row
         if label == "correct":
             assert row["verdicts"] == {"success": row["tests"]}, row
         else:
             assert row["verdicts"].get(verdict, 0) >= 1, row
-    if not KNOWN_GAPS & set(expected):
-        assert code == 0, rows
+    assert code == 0, rows
 
 
 @NEEDS_CORE_API
-@pytest.mark.xfail(
-    strict=True,
-    reason="the build writes a Java program to Main.java and runs `java Main` unless a public "
-    "class names it; Kattis (problemtools' {mainclass}) runs the class its file is named "
-    "after, so Kattio.java may hold a class Kattio that is not public. Remove this mark when "
-    "the build finds the class that declares main",
-)
 def test_a_java_submission_whose_class_is_not_public_runs_as_kattis_runs_it():
     import execrl
 

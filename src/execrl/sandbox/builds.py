@@ -239,7 +239,7 @@ def prepare(
     built = build(server, lang, data, source_file, options, toolchain.version, cache)
     if built.info.status != "ok" or built.outputs is None:
         return Prepared(None, built.info)
-    argv = run_argv(lang, options.profile, (), memory_mb, source_file)
+    argv = run_argv(lang, options.profile, (), memory_mb, source_file, lang.main_class_for(source))
     binary = Path(source_file).stem
     job = pack_job(argv, {**extra, **built.outputs}, executable=[binary])
     return Prepared(job, built.info)

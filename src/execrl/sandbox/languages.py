@@ -38,6 +38,17 @@ PLACEHOLDERS = frozenset({"source", "binary", "flags", "libraries", "runtime_fla
 """The names a template may hold in braces."""
 _LISTS = ("{flags}", "{libraries}", "{runtime_flags}")
 _JAVA_PUBLIC_CLASS = re.compile(r"^\s*public\s+(?:final\s+|abstract\s+)*class\s+(\w+)", re.M)
+_JAVA_TYPE = re.compile(r"\b(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)")
+_JAVA_MAIN = re.compile(r"\bstatic\s+(?:final\s+)?void\s+main\s*\(")
+_JAVA_NOISE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\])\'', re.S)
+
+
+def _java_code(source: str) -> str:
+    """Java source without comments, strings and characters (a word "class" in a comment is
+    not a declaration)."""
+    return _JAVA_NOISE.sub(" ", source)
+
+
 PROBE_TIMEOUT_S = 60.0
 """How long one step of :func:`probe` (build, run, version) may take: javac and rustc take
 seconds on a cold machine."""
@@ -134,8 +145,21 @@ class Language:
         class Solution``; Kattis, like javac, takes the class from the file)."""
         if self.name != "java":
             return self.source_file
-        match = _JAVA_PUBLIC_CLASS.search(source)
+        match = _JAVA_PUBLIC_CLASS.search(_java_code(source))
         return f"{match.group(1)}.java" if match else self.source_file
+
+    def main_class_for(self, source: str) -> str | None:
+        """The class a Java program's run names: the one declaring ``main`` (a program whose
+        main class is not public, as Kattis submissions often are, is not ``Main``); None for
+        other languages, or when no ``main`` is found (the file's stem is run)."""
+        if self.name != "java":
+            return None
+        code = _java_code(source)
+        main = _JAVA_MAIN.search(code)
+        if main is None:
+            return None
+        declared = [m for m in _JAVA_TYPE.finditer(code) if m.start() < main.start()]
+        return declared[-1].group(1) if declared else None
 
     def profile(self, name: str = "judge") -> Profile:
         for profile in self.profiles:
@@ -149,6 +173,7 @@ class Language:
         flags: Sequence[str] = (),
         memory_mb: int = 256,
         source_file: str | None = None,
+        binary: str | None = None,
     ) -> Commands:
         """The build and run argv under ``profile``, the user's ``flags`` after the
         profile's; ``{memory_mb}`` (a heap flag) is the run's memory limit; ``source_file``
@@ -160,7 +185,7 @@ class Language:
             "{runtime_flags}": chosen.runtime_flags,
         }
         source = source_file or self.source_file
-        names = {"source": source, "binary": Path(source).stem}
+        names = {"source": source, "binary": binary or Path(source).stem}
 
         def fill(template: tuple[str, ...]) -> tuple[str, ...]:
             out: list[str] = []

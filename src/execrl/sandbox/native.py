@@ -130,10 +130,16 @@ def toolchain_folders() -> tuple[str, ...]:
 
 
 def run_argv(
-    lang: Language, profile: str, flags: Sequence[str], memory_mb: int, source_file: str
+    lang: Language,
+    profile: str,
+    flags: Sequence[str],
+    memory_mb: int,
+    source_file: str,
+    binary: str | None = None,
 ) -> tuple[str, ...]:
-    """The run command of ``lang`` as the sandbox executes it."""
-    return executable(lang.commands(profile, flags, memory_mb, source_file).run)
+    """The run command of ``lang`` as the sandbox executes it (``binary``: what it runs, when
+    not the source's stem: a Java main class)."""
+    return executable(lang.commands(profile, flags, memory_mb, source_file, binary).run)
 
 
 def build_argv(
