@@ -35,8 +35,8 @@ MODULES = (
     "syscalls",  # libc through ctypes: mounts, prctl, close_range
     "seccomp",  # the system-call filter
     "counting",  # what a counted (Valgrind) zygote does differently
-    "rootfs",  # the minimal root file system
     "scratch",  # the one writable directory, emptied between runs
+    "rootfs",  # the minimal root file system
     "compiler",  # the compiler process and trusted code
     "cgroup",  # CPU and memory accounting of a test
     "calls",  # the call channel of an assert test, both ends
