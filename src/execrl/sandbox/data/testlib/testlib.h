@@ -331,7 +331,10 @@ class random_t {
   public:
     random_t() : state_(0x9E3779B97F4A7C15ULL) {}
 
-    void setSeed(long long seed) { state_ = static_cast<unsigned long long>(seed) * 0xD1B54A32D192ED03ULL + 0x2545F4914F6CDD1DULL; }
+    void setSeed(long long seed) {
+        state_ = static_cast<unsigned long long>(seed) * 0xD1B54A32D192ED03ULL;
+        state_ += 0x2545F4914F6CDD1DULL;
+    }
 
     /* The seed a generator gets from its command line: a hash of every argument. */
     void setSeed(int argc, char *argv[]) {
@@ -861,8 +864,8 @@ class pattern {
                 if (run[static_cast<size_t>(p)] < node.minCount)
                     continue;
                 long long low = static_cast<long long>(p) + node.minCount;
-                long long high =
-                    static_cast<long long>(p) + std::min(node.maxCount, run[static_cast<size_t>(p)]);
+                int longest = std::min(node.maxCount, run[static_cast<size_t>(p)]);
+                long long high = static_cast<long long>(p) + longest;
                 for (long long q = std::max(low, covered + 1); q <= high; q++)
                     out.push_back(static_cast<int>(q));
                 covered = std::max(covered, high);
