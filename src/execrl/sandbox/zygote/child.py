@@ -113,17 +113,21 @@ def _run_prelude(prelude, namespace: dict) -> dict:
 
 
 _STATUS_FD = -1
-"""In a child: the write end of its status channel to the zygote. Before any of the program's
-code runs, only trusted code writes there: ``F`` + a message (set-up failed), then ``S`` (the
-program starts). After ``S`` the program could write too, so nothing after it is trusted
-except as the program's own claim (``M``: a MemoryError reached the top level, which the
-program could equally cause by raising one)."""
+"""In a child: the write end of its status channel to the zygote. Only trusted code writes
+there, before any of the program's code runs: ``F`` + a message (set-up failed), or ``S``
+(the program starts), after which it is closed: a program holds only the descriptors
+docs/sandbox.md lists."""
+
+_MEMORY_FLAG = None
+"""In a child: a shared page (``mmap``) the zygote reads once the child has ended; ``M`` at
+byte 0: a MemoryError reached the program's top level. The program can reach the page too, so
+it is only the program's own claim (which it could equally make by raising one)."""
 
 
-def use_status_channel(fd: int) -> None:
-    """In a just-forked child: its status channel is ``fd``."""
-    global _STATUS_FD
-    _STATUS_FD = fd
+def use_status_channel(fd: int, memory_flag=None) -> None:
+    """In a just-forked child: its status channel is ``fd``, its memory flag ``memory_flag``."""
+    global _STATUS_FD, _MEMORY_FLAG
+    _STATUS_FD, _MEMORY_FLAG = fd, memory_flag
 
 
 def status_fd() -> int:
@@ -139,10 +143,10 @@ def setup_failed(message: str) -> None:
     os._exit(121)
 
 
-def read_status(fd: int, first: bytes = b"") -> tuple[str | None, bool]:
+def read_status(fd: int, first: bytes = b"", memory_flag=None) -> tuple[str | None, bool]:
     """Zygote side: (set-up failure message or None, whether a MemoryError reached the top
-    level) from a finished child's status channel; ``first``: a byte already read from it
-    (a spare's ``r`` is dropped). Closes ``fd``."""
+    level) from a finished child's status channel and memory flag; ``first``: a byte already
+    read from the channel (a spare's ``r`` is dropped). Closes both."""
     try:
         os.set_blocking(fd, False)
         data = os.read(fd, 4096)
@@ -150,10 +154,14 @@ def read_status(fd: int, first: bytes = b"") -> tuple[str | None, bool]:
         data = b""
     finally:
         os.close(fd)
+    memory = False
+    if memory_flag is not None:
+        memory = memory_flag[0] == ord("M")
+        memory_flag.close()
     data = (first if first != b"r" else b"") + data
     if data.startswith(b"F"):
         return data[1:].decode("utf-8", "replace") or "unknown error", False
-    return None, data.startswith(b"S") and b"M" in data[1:64]
+    return None, data.startswith(b"S") and memory
 
 
 def run_program(code, test: dict, prelude=None) -> None:
@@ -165,7 +173,9 @@ def run_program(code, test: dict, prelude=None) -> None:
     classes = _run_prelude(prelude, namespace)
     exit_code, shut_down = 0, False
     with contextlib.suppress(OSError):
-        os.write(_STATUS_FD, b"S")  # from here on the program runs
+        os.write(_STATUS_FD, b"S")  # from here on the program runs: the channel is closed
+    with contextlib.suppress(OSError):
+        os.close(_STATUS_FD)
     if COUNTING["on"]:
         count_from_here(COUNTING["filters"])
     try:
@@ -180,8 +190,8 @@ def run_program(code, test: dict, prelude=None) -> None:
         exit_code = _exit_code(exc.code)
     except BaseException as exc:
         if isinstance(exc, MemoryError):
-            with contextlib.suppress(OSError):
-                os.write(_STATUS_FD, b"M")
+            with contextlib.suppress(BaseException):
+                _MEMORY_FLAG[0] = 77  # ord("M"): no allocation
         del exc
         import traceback  # (imported by the zygote: see main)
 

@@ -11,6 +11,7 @@ import contextlib
 import errno
 import gc
 import math
+import mmap
 import os
 import resource
 import select
@@ -267,15 +268,18 @@ class Server:
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         res_r, res_w = os.pipe()
+        memory_flag = mmap.mmap(-1, 1)  # (shared with the child: see child._MEMORY_FLAG)
         self.reset_pid_counter()
         self.rlimit_table(limits)
         pid = os.fork()
         if pid == 0:  # ---- child: never returns
+            child.use_status_channel(5, memory_flag)  # (see child.setup_failed) its ready pipe
             self.spare_child(limits, task_r, ready_w, stdin_fd, out_w, err_w, res_w)
         self.charge_to_test(pid, limits)  # before its task exists: nothing escapes the cgroup
         for fd in (task_r, ready_w, out_w, err_w, res_w):
             os.close(fd)
         self.spare = _Spare(pid, limits, task_w, ready_r, stdin_fd, out_r, err_r, res_r)
+        self.spare.memory_flag = memory_flag
         self.scratch_dirty = True
 
     def take_spare(self, limits: dict) -> _Spare:
@@ -353,7 +357,6 @@ class Server:
         return tuple(kind) if isinstance(kind, list) else kind
 
     def spare_child(self, limits, task_r, ready_w, stdin_fd, out_w, err_w, res_w) -> None:
-        child.use_status_channel(5)  # (see child.setup_failed) the zygote's ready pipe
         try:
             self.forget_in_child()
             self.setup_process(limits, stdin_fd, out_w, err_w, res_w, (task_r, ready_w), drop=False)
@@ -366,6 +369,8 @@ class Server:
             os._exit(0)
         try:
             os.close(4)
+            if header["test"].get("kind") != "call":  # fd 3 is the result channel in call tests
+                _null_result_channel()
             # A spare waits as root, so no process of the sandbox's uid exists between tests.
             self.drop_privileges()
             runner = self.runner_of(header["test"])
@@ -412,9 +417,9 @@ class Server:
             outcome, status, cpu_s, wall_s, rusage, streams, hit, self.memory_exceeded()
         )
         result["setup_failed"], result["memory_error"] = child.read_status(
-            spare.ready_r, spare.ready
+            spare.ready_r, spare.ready, spare.memory_flag
         )
-        spare.ready_r = -1
+        spare.ready_r, spare.memory_flag = -1, None
         self.add_count_log(result, spare.pid)
         return result
 
@@ -454,10 +459,12 @@ class Server:
         if isinstance(test_code, bytearray):
             scrub(test_code)
         del test_code
+        memory_flag = mmap.mmap(-1, 1)  # the candidate's (child._MEMORY_FLAG)
         self.enter_test_cgroup(limits)  # the candidate (and all it starts) is born there
         candidate = os.fork()
         if candidate == 0:  # no result pipe for the candidate: fd 3 is /dev/null
             peer = (calls_r, answers_w, status_w)
+            child.use_status_channel(6, memory_flag)
             self.assert_child(code, test, limits, stdin_fd, out_w, err_w, devnull, peer, prelude)
         clock = self.leave_test_cgroup(candidate)
         for fd in (devnull, calls_r, calls_w, answers_r, answers_w, stdin_fd, out_w, err_w, res_w):
@@ -480,7 +487,9 @@ class Server:
         if os.WIFSIGNALED(cand_status) and os.WTERMSIG(cand_status) == signal.SIGXCPU:
             result["limit_hit"] = "cpu"  # the kernel's CPU limit stopped the candidate
         checker_failed, _ = child.read_status(checker_status_r)
-        result["setup_failed"], result["memory_error"] = child.read_status(status_r)
+        result["setup_failed"], result["memory_error"] = child.read_status(
+            status_r, memory_flag=memory_flag
+        )
         result["setup_failed"] = checker_failed or result["setup_failed"]
         self.add_count_log(result, candidate, pid)
         return result
@@ -665,7 +674,8 @@ class Server:
         """Set up and run one process of an assert test; never returns. ``peer`` is the
         (read, write) pair of the call channel and the status channel, placed on fds 4-6;
         ``trusted``: the candidate's prelude item, or the checker's (prelude, test code)."""
-        child.use_status_channel(6)
+        if code is None:  # (the candidate's: set by run_assert, with its memory flag)
+            child.use_status_channel(6)
         try:
             program = self.runner.load(code) if code is not None else None
             self.forget_in_child()
@@ -690,9 +700,10 @@ class Server:
         os.dup2(stdin_fd, 0)
         os.dup2(out_w, 1)
         os.dup2(err_w, 2)
-        os.dup2(res_w, 3)
+        # 3 and up close-on-exec: what a program execs holds 0-2 (docs/sandbox.md)
+        os.dup2(res_w, 3, inheritable=False)
         for i, fd in enumerate(extra):
-            os.dup2(fd, 4 + i)
+            os.dup2(fd, 4 + i, inheritable=False)
         close_fds_from(4 + len(extra))
         os.chdir(scratch.PATH)
         self.apply_limits(limits)
@@ -805,6 +816,13 @@ _EXIT_POLL_S = 0.002
 looked for."""
 
 
+def _null_result_channel() -> None:
+    """In a stdio test's child: fd 3 becomes /dev/null (close-on-exec), as documented."""
+    null = os.open("/dev/null", os.O_RDWR | os.O_CLOEXEC)
+    os.dup2(null, 3, inheritable=False)
+    os.close(null)
+
+
 def _reap_orphans() -> None:
     """As pid 1: kill and reap whatever a request's process left behind (re-parented here)."""
     with contextlib.suppress(ProcessLookupError):
@@ -850,17 +868,20 @@ class _Spare:
     """A child forked ahead of its test, and the zygote's ends of its pipes."""
 
     __slots__ = ("err_r", "limits", "out_r", "pid", "ready", "ready_r", "res_r", "stdin_fd")
-    __slots__ += ("task_w",)
+    __slots__ += ("memory_flag", "task_w")
 
     def __init__(self, pid, limits, task_w, ready_r, stdin_fd, out_r, err_r, res_r) -> None:
         self.pid, self.limits, self.task_w, self.ready_r = pid, limits, task_w, ready_r
         self.ready = b""  # the first byte of its status channel, once read
         self.stdin_fd, self.out_r, self.err_r, self.res_r = stdin_fd, out_r, err_r, res_r
+        self.memory_flag = None  # its shared page (child._MEMORY_FLAG)
 
     def close(self) -> None:
         for fd in (self.task_w, self.ready_r, self.stdin_fd, self.out_r, self.err_r, self.res_r):
             with contextlib.suppress(OSError):
                 os.close(fd)
+        if self.memory_flag is not None:
+            self.memory_flag.close()
 
 
 def _raw_result(
