@@ -85,14 +85,64 @@ class Quitter:
         raise SystemExit(code)
 
 
-def _script_namespace(path: str) -> dict:
+class MainModule(type(sys)):
+    """The program's ``__main__`` module. ``python3 prog.py`` leaves ``prog.py`` on disk, and
+    ``multiprocessing``'s spawn and forkserver methods rely on it: a spawned interpreter runs
+    ``__main__.__file__`` again (as ``__mp_main__``) to find the program's functions. A
+    candidate's program is never written to disk by default (scratch starts empty); reading
+    the module's ``__file__`` as an attribute — what ``multiprocessing`` (and ``inspect``)
+    do, not the program's own ``__file__`` global — writes it first, read-only, into scratch:
+    its marshalled code behind a ``.pyc`` header, which ``runpy.run_path`` runs as it would
+    the source. So only a program that spawns pays for the file."""
+
+    @property
+    def __file__(self) -> str | None:
+        path = self.__dict__.get("__file__")
+        if path is not None and _PROGRAM["code"] is not None:
+            _write_program_file(path, _PROGRAM["code"])
+            _PROGRAM["code"] = None  # (once: a program that removes it keeps its choice)
+        return path
+
+    @__file__.setter
+    def __file__(self, value) -> None:
+        self.__dict__["__file__"] = value
+
+
+_PROGRAM: dict = {"code": None}
+"""In a child: the program's code object, until ``MainModule`` has written it to its file."""
+
+
+def _write_program_file(path: str, code) -> None:
+    """``code`` as a ``.pyc`` at ``path`` (mode 0444), if nothing is there yet; a failure
+    (scratch full, the directory gone) leaves the spawn to fail as it would without it."""
+    import importlib.util
+    import marshal
+
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o444)
+    except OSError:
+        return
+    try:
+        # magic, flags 0 (timestamp-based), mtime and size 0: runpy reads no source to check
+        write_all(fd, importlib.util.MAGIC_NUMBER + bytes(12) + marshal.dumps(code))
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    finally:
+        os.close(fd)
+
+
+def _script_namespace(path: str, code=None) -> dict:
     """The globals of a script run as ``python3 path``: a module's, registered as
     ``sys.modules["__main__"]`` (pickle finds the program's functions there, as
-    ``multiprocessing.Pool.map`` needs), and the ``exit``/``quit`` built-ins that ``site``
-    would have added (installed in the child only: the host imports this file)."""
+    ``multiprocessing.Pool.map`` needs; ``code`` is written to ``path`` when a spawning
+    ``multiprocessing`` needs the file: MainModule), and the ``exit``/``quit`` built-ins
+    that ``site`` would have added (installed in the child only: the host imports this
+    file)."""
     if not hasattr(builtins, "exit"):
         builtins.exit, builtins.quit = Quitter("exit"), Quitter("quit")
-    module = type(sys)("__main__")  # (__name__, __doc__, __package__, __loader__, __spec__)
+    _PROGRAM["code"] = code
+    module = MainModule("__main__")  # (__name__, __doc__, __package__, __loader__, __spec__)
     namespace = module.__dict__
     namespace.update(__annotations__={}, __builtins__=builtins, __file__=path, __cached__=None)
     sys.modules["__main__"] = module
@@ -169,7 +219,7 @@ def run_program(code, test: dict, prelude=None) -> None:
     trusted prelude first in call and assert tests); exits, never returns."""
     sys.argv = [scratch.PATH + "/program.py"]
     sys.setrecursionlimit(1000)
-    namespace = _script_namespace(sys.argv[0])
+    namespace = _script_namespace(sys.argv[0], code)
     classes = _run_prelude(prelude, namespace)
     exit_code, shut_down = 0, False
     with contextlib.suppress(OSError):

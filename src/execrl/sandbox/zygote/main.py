@@ -63,6 +63,10 @@ def main() -> None:
     os.environ.update(TMPDIR=scratch.PATH, HOME=scratch.PATH)  # inherited by every child
     if not config.get("counting"):  # (the loader read it at start; a counted run keeps its env)
         os.environ.pop("LD_BIND_NOW", None)
+    # The interpreter itself, not a virtualenv's link to it (the virtualenv is not inside the
+    # sandbox's root, the interpreter's directory is): multiprocessing's spawn and forkserver
+    # start sys.executable, as a program run with python3 would.
+    sys.executable = os.path.realpath(sys.executable)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # pid 1 of the sandbox ignores stray signals
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     try:
