@@ -36,7 +36,8 @@ from execrl.cli._executor import (
     open_timed_executor,
 )
 from execrl.cli._files import STORE_HELP, check_resume, open_store
-from execrl.errors import DataError
+from execrl.cli._flags import also_flags
+from execrl.errors import DataError, UsageError
 from execrl.problems.io import load_problems, select_problems
 from execrl.sandbox.limits import is_counted
 from execrl.timing import campaigns
@@ -96,6 +97,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         p, help="which durations to pair (a count: both campaigns counted it): " + TIMING_HELP
     )
     p.add_argument("--store", type=Path, metavar="DIR", help=STORE_HELP)
+    p.add_argument(
+        "--mix-machines",
+        action="store_true",
+        help="calibrate a campaign whose reruns ran on several machines (refused by default)",
+    )
+    also_flags(p, allow_mixed_machines="--mix-machines")
     p.set_defaults(handler=cmd_calibrate)
 
 
@@ -142,7 +149,7 @@ def save_rate(store: DurationStore, campaign: Campaign) -> None:
     (a note instead when no passing test was counted)."""
     try:
         rate, path = campaigns.save_campaign_rate(store, campaign)
-    except DataError as exc:
+    except (DataError, UsageError) as exc:  # (nothing counted; reruns on several machines)
         console.print(f"no count rate: {exc}", highlight=False)
         return
     console.print(f"count rate: {rate.describe()} · saved to {path}", highlight=False)
@@ -164,7 +171,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_calibrate(args: argparse.Namespace) -> int:
     store = open_store(args.store)
     stored, fresh = store.load(args.stored), store.load(args.fresh)
-    report = calibrate(stored, fresh, timing=args.timing)
+    report = calibrate(stored, fresh, timing=args.timing, allow_mixed_machines=args.mix_machines)
     m = report.chosen.metrics
     header, rows = campaigns.calibration_table(report, args.timing)
     cells = [[Text(r[0], style="bold") if r[0].endswith(" ✓") else r[0], *r[1:]] for r in rows]

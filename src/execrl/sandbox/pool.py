@@ -27,6 +27,7 @@ from execrl.sandbox.forkserver import ForkServer
 from execrl.sandbox.isolation import SandboxConfig
 from execrl.sandbox.judge import capture_on, run_request
 from execrl.sandbox.limits import Limits, is_counted
+from execrl.sandbox.machine import executing_machine
 from execrl.sandbox.protocol import Captured, ExecutionRequest, Executor
 from execrl.sandbox.records import ExecutionRecord, TestResult
 
@@ -192,7 +193,8 @@ class LocalExecutor(Executor):
             counting.require_valgrind()
             if request.language == "python":  # (a built program is counted on ``server``)
                 counter = self._counter_for(server, timing)
-        return run_request(server, request, counter=counter, backend=self.backend)
+        record = run_request(server, request, counter=counter, backend=self.backend)
+        return record.model_copy(update={"machine": executing_machine()})  # where it ran
 
     def _counter_for(self, server: ForkServer, timing: str) -> ForkServer:
         """The counted fork server of ``server``'s worker (same core), started on first use; a

@@ -20,6 +20,7 @@ from execrl.errors import DataError, LoaderError, OutputError, describe_validati
 from execrl.results import read_rows
 from execrl.sandbox.builds import BuildInfo
 from execrl.sandbox.limits import Limits
+from execrl.sandbox.machine import MachineFingerprint
 
 
 class ExecutionRequestLike(Protocol):
@@ -142,6 +143,13 @@ class ExecutionRecord(BaseModel):
     executor instead (``remote``, ``ray``)."""
     isolation: list[str] = Field(default_factory=list)
     """The protections active for this run (see ``execrl doctor``); empty means none."""
+    machine: MachineFingerprint | None = None
+    """The machine whose sandbox ran the program and measured its times, stamped there: this
+    one for the local pool, the server's for ``execrl serve``, the node's for Ray
+    (``$EXECRL_MACHINE_ID`` names it in place of the host name). ``None`` when nothing ran
+    (``inconclusive_record``) and in records made before machines were stamped. A §6
+    fallback keeps the machine that measured the record: the verdicts it took from another
+    server carry no time."""
     timing: str = "cpu"
     """Which duration rewards should use: ``cpu``, ``wall``, ``instructions`` or
     ``cycles_estimate`` (``TestResult.duration_s`` gives each in its unit)."""

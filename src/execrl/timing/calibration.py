@@ -33,6 +33,14 @@ exchange rate between a count and a CPU second, which only a limit given in seco
 timeout's charged duration, a filter's cut-off): ``fit_count_rate`` fits it from a counted
 campaign, which keeps each rerun's native CPU time beside its count, and
 ``execrl.sandbox.counting.seconds_as(..., per_second=rate.per_second)`` applies it.
+
+One campaign, one machine (spec §5: calibrations are keyed by the machine that ran the
+program). Each rerun of a campaign keeps the machine that executed it — with a remote or Ray
+executor, the server's or node's, not the caller's — and ``calibrate`` and
+``fit_count_rate`` refuse a campaign whose reruns ran on more than one machine (a one-line
+UsageError naming them) unless ``allow_mixed_machines=True``. The stored and the fresh
+campaign may of course come from two machines: carrying one onto the other is what a map is
+for.
 """
 
 from __future__ import annotations
@@ -46,7 +54,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from execrl.errors import DataError, ExecrlError, describe_validation_error
+from execrl.errors import DataError, ExecrlError, UsageError, describe_validation_error
 from execrl.sandbox.counting import seconds_as
 from execrl.sandbox.limits import TIMING_UNITS, TimingMetric, is_counted
 from execrl.sandbox.records import Status
@@ -58,6 +66,25 @@ KINDS: tuple[MapKind, ...] = ("multiplicative", "affine", "power", "quadratic")
 TIE_R2 = 1e-6
 """Two maps whose R²_CV differ by less than this (numerical noise) are tied; the one with fewer
 parameters wins **[ours]**."""
+
+
+# --------------------------------------------------------------------------------------------
+# One machine per campaign
+
+
+def require_one_machine(campaign: Campaign, *, allow_mixed_machines: bool = False) -> None:
+    """A UsageError (one line, naming the machines) when ``campaign``'s reruns ran on more
+    than one machine, unless ``allow_mixed_machines``."""
+    machines = campaign.machines
+    if len(machines) < 2 or allow_mixed_machines:
+        return
+    hosts = [m.hostname for m in machines]
+    names = hosts if len(set(hosts)) == len(hosts) else [m.key for m in machines]
+    raise UsageError(
+        f"campaign {campaign.id} ran on {len(machines)} machines ({', '.join(names)}), so its "
+        "durations are not one machine's; calibrate a campaign of one machine, or mix them "
+        "on purpose with `allow_mixed_machines`"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -364,11 +391,19 @@ class CalibrationReport:
 
 
 def calibrate(
-    stored: Campaign, fresh: Campaign, *, timing: TimingMetric = "cpu"
+    stored: Campaign,
+    fresh: Campaign,
+    *,
+    timing: TimingMetric = "cpu",
+    allow_mixed_machines: bool = False,
 ) -> CalibrationReport:
     """Fit all four maps stored → fresh, cross-validate each leaving one problem out, and
     choose the best R²_CV (ties within ``TIE_R2``: fewer parameters). With a counted
-    ``timing`` both campaigns must hold its counts; between machines the map is ~identity."""
+    ``timing`` both campaigns must hold its counts; between machines the map is ~identity.
+    Each campaign must have run on one machine (:func:`require_one_machine`) unless
+    ``allow_mixed_machines``."""
+    for campaign in (stored, fresh):
+        require_one_machine(campaign, allow_mixed_machines=allow_mixed_machines)
     pairs = pair_campaigns(stored, fresh, timing=timing)
     maps, held_out = {}, {}
     for kind in KINDS:
@@ -459,12 +494,16 @@ def fit_count_rate(
     timing: TimingMetric | None = None,
     *,
     min_cpu_s: float = MIN_RATE_CPU_S,
+    allow_mixed_machines: bool = False,
 ) -> CountRate:
     """Fit counts per CPU second from measurements that hold both (a counted campaign does: its
     native run's CPU time and the count of the same test). Robust: the median of the per-triple
     ratios, with the robust spread of their logarithms. ``timing`` defaults to a campaign's own;
-    a DataError (one line) when no triple has both a count and a CPU time."""
+    a DataError (one line) when no triple has both a count and a CPU time. The rate is one
+    machine's speed: a campaign that ran on several is refused unless
+    ``allow_mixed_machines`` (:func:`require_one_machine`)."""
     if isinstance(source, Campaign):
+        require_one_machine(source, allow_mixed_machines=allow_mixed_machines)
         timing = timing or source.timing
         measurements, fitted_on = source.measurements, [source.id]
     else:

@@ -69,8 +69,9 @@ def unsuccessful(campaign: Campaign) -> tuple[int, int]:
 
 
 def save_campaign_rate(store: DurationStore, campaign: Campaign) -> tuple[CountRate, Path]:
-    """Fit this machine's count rate on a counted campaign and save it under the campaign's
-    id; a DataError (from :func:`fit_count_rate`) when no passing test was counted."""
+    """Fit the executing machine's count rate on a counted campaign and save it under the
+    campaign's id; a DataError (from :func:`fit_count_rate`) when no passing test was counted,
+    a UsageError when its reruns ran on several machines (a rate is one machine's)."""
     rate = fit_count_rate(campaign)
     return rate, save_count_rate(store, rate, campaign.id)
 
@@ -82,11 +83,20 @@ def campaigns_table(store: DurationStore) -> Table:
         campaign = store.load(campaign_id)
         info = campaign.info
         rows.append([
-            info.id, f"{info.created_at:%Y-%m-%d %H:%M}", info.machine.describe(),
+            info.id, f"{info.created_at:%Y-%m-%d %H:%M}", describe_machines(campaign),
             info.settings.timing, str(info.settings.reruns), str(len(info.problems)),
             str(len(campaign.measurements)), info.note,
         ])  # fmt: skip
     return LIST_COLUMNS, rows
+
+
+def describe_machines(campaign: Campaign) -> str:
+    """The machine a campaign ran on (its hardware: the id names the host), or how many and
+    which."""
+    machines = campaign.machines
+    if len(machines) == 1:
+        return machines[0].describe()
+    return f"{len(machines)} machines: {', '.join(m.hostname for m in machines)}"
 
 
 def calibration_table(report: CalibrationReport, timing: TimingMetric) -> Table:

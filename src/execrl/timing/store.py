@@ -1,9 +1,10 @@
 """The reference-duration store: campaigns of measured reference durations (spec §1, §6).
 
-A *campaign* is one measurement of every (problem, test, reference) triple on one machine
-with one executor setting, with every rerun kept. Rewards read reference durations from a
-chosen campaign (optionally through a calibration map fitted against a fresher campaign);
-candidates are never calibrated.
+A *campaign* is one measurement of every (problem, test, reference) triple with one executor
+setting, with every rerun kept and the machine that ran it (``ExecutionRecord.machine``: the
+server's or Ray node's with a remote executor, not the caller's). Rewards read reference
+durations from a chosen campaign (optionally through a calibration map fitted against a
+fresher campaign); candidates are never calibrated.
 
 On disk a store is a folder::
 
@@ -82,6 +83,10 @@ class Measurement(BaseModel):
     clock, and in campaigns stored before counts existed."""
     cycles_estimate: list[float | None] | None = None
     """Per rerun, in a ``cycles_estimate`` campaign: the estimated cycles (as above)."""
+    machines: list[str | None] | None = None
+    """Per rerun: the ``MachineFingerprint.key`` of the machine that ran it (its fingerprint
+    is in ``CampaignInfo.machines``); None for a rerun whose executor stamped no machine, and
+    the whole list None in campaigns stored before machines were kept per row."""
 
     def values(self, timing: TimingMetric = "cpu") -> list[float]:
         """Every rerun's duration in ``timing``'s unit (``TIMING_UNITS``): seconds, or a count;
@@ -125,6 +130,12 @@ class CampaignInfo(BaseModel):
     id: str
     created_at: datetime
     machine: MachineFingerprint
+    """The machine that ran the references: the one in ``machines`` (the first of several);
+    the calling machine only where no run recorded one (and in campaigns stored before the
+    executing machine was kept, which stored the caller's)."""
+    machines: list[MachineFingerprint] = Field(default_factory=list)
+    """Every machine that ran a rerun of this campaign, in the order they first appear (empty
+    in campaigns stored before the executing machine was kept)."""
     settings: ExecutorSettings
     problems: list[str]
     note: str = ""
@@ -142,6 +153,12 @@ class Campaign(BaseModel):
     def timing(self) -> TimingMetric:
         """The timing the campaign was run with (its counts, if counted; seconds always)."""
         return self.info.settings.timing
+
+    @property
+    def machines(self) -> list[MachineFingerprint]:
+        """The machines that ran its reruns (for a campaign stored before they were kept:
+        its one ``machine``)."""
+        return list(self.info.machines) or [self.info.machine]
 
     def require(self, timing: TimingMetric) -> None:
         """A DataError (one line) when ``timing`` is a count this campaign does not hold."""
@@ -259,7 +276,7 @@ def run_campaign(
     pairs = [(p, ref) for p in problems for ref in p.references_labelled(ReferenceLabel.CORRECT)]
     if not pairs:
         raise UsageError("no correct references to measure in these problems")
-    machine = MachineFingerprint.current()
+    caller = MachineFingerprint.current()  # (where no record says where it ran)
     header = {
         "kind": "header",
         "created_at": datetime.now(UTC).isoformat(),
@@ -304,6 +321,7 @@ def run_campaign(
                     "rerun": rerun,
                     "problem_id": record.problem_id,
                     "reference": record.program_name,
+                    "machine": record.machine.model_dump() if record.machine else None,
                     "results": [_result_row(r, timing) for r in record.results],
                 }
                 runs.append(run)
@@ -314,7 +332,7 @@ def run_campaign(
     finally:
         if out is not None:
             out.close()
-    return _campaign(header, runs, machine, executor)
+    return _campaign(header, runs, caller, executor)
 
 
 def _result_row(result: TestResult, timing: TimingMetric) -> list:
@@ -353,22 +371,29 @@ def _resumed(path: Path, header: dict) -> tuple[dict, list[dict]]:
     return stored, [row for row in rows[1:] if row.get("kind") == "run"]
 
 
-def _campaign(header: dict, runs: list[dict], machine: MachineFingerprint, executor) -> Campaign:
+def _campaign(header: dict, runs: list[dict], caller: MachineFingerprint, executor) -> Campaign:
     timing = header.get("timing", "cpu")
     collected: dict[tuple[str, str, str], list[tuple]] = {}
+    machines: dict[str, MachineFingerprint] = {}
     for run in sorted(runs, key=lambda r: r["rerun"]):  # (stable: each rerun's own order)
+        machine = _run_machine(run)
+        if machine is not None:
+            machines.setdefault(machine.key, machine)
         for test_id, status, *values in run["results"]:
             key = (run["problem_id"], test_id, run["reference"])
-            collected.setdefault(key, []).append((Status(status), *values))
+            ran_on = machine.key if machine else None
+            collected.setdefault(key, []).append((Status(status), ran_on, *values))
     measurements = [
         _measurement(pid, tid, ref, values, timing)
         for (pid, tid, ref), values in sorted(collected.items())
     ]
     created = datetime.fromisoformat(header["created_at"])
+    machine = next(iter(machines.values()), caller)
     info = CampaignInfo(
         id=f"{created:%Y%m%d-%H%M%S}-{machine.hostname}",
         created_at=created,
         machine=machine,
+        machines=list(machines.values()),
         settings=ExecutorSettings(
             isolation=list(getattr(executor, "isolation", [])),
             workers=getattr(executor, "workers", 1),
@@ -381,22 +406,38 @@ def _campaign(header: dict, runs: list[dict], machine: MachineFingerprint, execu
     return Campaign(info=info, measurements=measurements)
 
 
+def _run_machine(run: dict) -> MachineFingerprint | None:
+    """The machine a journal's run row says ran it (None: not recorded)."""
+    stamped = run.get("machine")
+    if not stamped:
+        return None
+    try:
+        return MachineFingerprint.model_validate(stamped)
+    except ValidationError as exc:
+        raise DataError(
+            f"a campaign run of {run.get('problem_id')!r} names no machine "
+            f"({describe_validation_error(exc)})"
+        ) from None
+
+
 def _measurement(pid: str, tid: str, ref: str, reruns: list[tuple], timing: str) -> Measurement:
-    """A triple's reruns ``(status, cpu_s, wall_s[, instructions, cycles_estimate])`` as a
-    Measurement: counts kept for a counted timing (estimated cycles for that timing only)."""
+    """A triple's reruns ``(status, machine key, cpu_s, wall_s[, instructions,
+    cycles_estimate])`` as a Measurement: counts kept for a counted timing (estimated cycles
+    for that timing only)."""
     column = list(zip(*reruns, strict=True))
     counts = {}
     if is_counted(timing):
-        counts["instructions"] = list(column[3])
+        counts["instructions"] = list(column[4])
         if timing == "cycles_estimate":
-            counts["cycles_estimate"] = list(column[4])
+            counts["cycles_estimate"] = list(column[5])
     return Measurement(
         problem_id=pid,
         test_id=tid,
         reference=ref,
         statuses=list(column[0]),
-        cpu_s=list(column[1]),
-        wall_s=list(column[2]),
+        machines=list(column[1]),
+        cpu_s=list(column[2]),
+        wall_s=list(column[3]),
         **counts,
     )
 
