@@ -37,8 +37,15 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--token",
-        help=f"require 'Authorization: Bearer TOKEN' on every endpoint but /v1/health "
-        f"(default: ${TOKEN_ENV}; neither: no auth)",
+        help=f"require TOKEN on every endpoint but /v1/health, as 'Authorization: Bearer "
+        "TOKEN', as the password of HTTP Basic (http://execrl:TOKEN@host:port) or as a "
+        f"/t/TOKEN/ path prefix (default: ${TOKEN_ENV}; neither: no auth)",
+    )
+    p.add_argument(
+        "--insecure-no-auth",
+        action="store_true",
+        help="allow a non-loopback --host without a token: anyone who reaches the port can "
+        "run programs here (only for a network whose every client is trusted)",
     )
     p.add_argument(
         "--queue-limit",
@@ -98,6 +105,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         max_body_bytes=args.max_body_mb * 1024 * 1024,
         log_level=args.log_level,
         config=config,
+        insecure_no_auth=args.insecure_no_auth,
     )
     return EXIT_OK
 

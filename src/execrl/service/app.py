@@ -1,5 +1,6 @@
 """The FastAPI application of ``execrl serve``: the native API (``execrl.service.wire``), the
-SandboxFusion-compatible router, bearer auth and the request size limit.
+SandboxFusion-compatible router, token auth (``execrl.service.auth``: a Bearer header, HTTP
+Basic from a URL's user-info, or a ``/t/TOKEN/`` path prefix) and the request size limit.
 
 Errors a client causes are one-line JSON bodies ``{"error": "..."}`` with the right status:
 401 (no or wrong token), 413 (body over the limit), 409 (an Idempotency-Key reused for another
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hmac
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -25,6 +25,7 @@ from execrl.sandbox import counting
 from execrl.sandbox.limits import COUNTED_TIMINGS
 from execrl.sandbox.machine import MachineFingerprint
 from execrl.service import sandbox_fusion
+from execrl.service.auth import TokenAuth
 from execrl.service.state import (
     BatchTooLarge,
     Draining,
@@ -63,7 +64,8 @@ ASGIApp = Callable[[dict, Callable, Callable], Awaitable[None]]
 def create_app(
     service: Service, *, token: str | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
 ) -> FastAPI:
-    """The app serving ``service``; with ``token``, every path but /v1/health needs it."""
+    """The app serving ``service``; with ``token``, every path but OPEN_PATHS needs it (in
+    any form ``execrl.service.auth`` accepts)."""
     app = FastAPI(
         title="execrl serve",
         version=__version__,
@@ -75,7 +77,7 @@ def create_app(
     _add_error_handlers(app)
     app.add_middleware(_BodyLimit, max_body_bytes=max_body_bytes)
     if token:
-        app.add_middleware(_BearerAuth, token=token)
+        app.add_middleware(TokenAuth, token=token, open_paths=OPEN_PATHS)
     return app
 
 
@@ -196,26 +198,6 @@ async def _send_error(send: Callable, status: int, message: str, headers: dict) 
     raw_headers += [(k.lower().encode(), v.encode()) for k, v in headers.items()]
     await send({"type": "http.response.start", "status": status, "headers": raw_headers})
     await send({"type": "http.response.body", "body": body})
-
-
-class _BearerAuth:
-    """ASGI middleware: ``Authorization: Bearer <token>`` on every path but OPEN_PATHS."""
-
-    def __init__(self, app: ASGIApp, *, token: str) -> None:
-        self.app = app
-        self._expected = f"Bearer {token}".encode()
-
-    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
-        if scope["type"] != "http" or scope["path"] in OPEN_PATHS or self._authorized(scope):
-            await self.app(scope, receive, send)
-            return
-        await _send_error(
-            send, 401, "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"}
-        )
-
-    def _authorized(self, scope: dict) -> bool:
-        given = dict(scope["headers"]).get(b"authorization", b"")
-        return hmac.compare_digest(given, self._expected)
 
 
 class _BodyLimit:

@@ -5,6 +5,9 @@ so a balancer or ``RemoteExecutor`` moves on; new work gets 503) but keeps liste
 every admitted request has finished; then uvicorn closes, waiting for the streams still
 sending records, the executor (its fork servers and their children) is closed and ``serve``
 returns, so the process exits 0 with nothing left behind. A second signal stops at once.
+
+The default bind is loopback-only; a server other machines can reach needs a token (in any
+form of ``execrl.service.auth``), or ``insecure_no_auth=True`` to go without one.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from execrl.errors import UsageError
 from execrl.sandbox.isolation import SandboxConfig
 from execrl.sandbox.pool import LocalExecutor
 from execrl.service.app import DEFAULT_MAX_BODY_BYTES, create_app
+from execrl.service.auth import AUTH_FORMS, check_bind
 from execrl.service.state import Service
 
 DEFAULT_HOST = "127.0.0.1"
@@ -43,9 +47,12 @@ def serve(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     log_level: str = "warning",
     config: SandboxConfig | None = None,
+    insecure_no_auth: bool = False,
 ) -> None:
     """Serve execrl's API on ``host:port`` until SIGTERM/SIGINT (``port=0``: a free port,
-    written to ``port_file`` once it is bound, before the server answers)."""
+    written to ``port_file`` once it is bound, before the server answers). A ``host`` other
+    machines can reach needs ``token`` unless ``insecure_no_auth`` (a UsageError otherwise)."""
+    check_bind(host, token, insecure_no_auth)
     sock = bind(host, port)
     executor = LocalExecutor(workers=workers, reserve_host_core=True, config=config)
     try:
@@ -61,7 +68,7 @@ def serve(
         print(
             f"execrl serve: http://{host}:{bound} · {executor.workers} sandbox workers on cores "
             f"{executor.cores[: executor.workers]} · queue {service.queue_limit} · "
-            f"auth {'bearer token' if token else 'none'} · SIGTERM drains",
+            f"auth {_auth_line(token)} · SIGTERM drains",
             file=sys.stderr,
             flush=True,
         )
@@ -69,6 +76,11 @@ def serve(
     finally:
         executor.close()
         sock.close()
+
+
+def _auth_line(token: str | None) -> str:
+    """How clients authenticate, for the start-up line (never the token itself)."""
+    return f"token ({', '.join(AUTH_FORMS)})" if token else "none"
 
 
 def bind(host: str, port: int) -> socket.socket:
