@@ -30,6 +30,7 @@ from execrl.cli._executor import (
     open_executor_from_args,
     sandbox_config,
 )
+from execrl.cli._kattis_check import add_kattis_arguments, check_kattis, is_kattis
 from execrl.datagen import checking
 from execrl.datagen.checking import check_key, check_problem, problem_ok, require_usable
 from execrl.errors import ProblemFormatError, UsageError
@@ -82,6 +83,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="with --out: keep the rows already in FILE and check only the references it lacks",
     )
+    add_kattis_arguments(p)
     add_sandbox_arguments(p)
 
 
@@ -105,10 +107,10 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     problem = load_problem(args.source, args.id, format=args.format, languages=args.languages)
-    console.rule(f"{problem.id} — {problem.title}")
-    console.print(problem.statement.strip() or "(no statement)", highlight=False, markup=False)
+    console.rule(safe_text(f"{problem.id} — {problem.title}"))  # (data: never markup)
+    console.print(safe_text(problem.statement.strip() or "(no statement)"), highlight=False)
     console.rule()
-    console.print(tables.facts_line(problem))
+    console.print(safe_text(tables.facts_line(problem)), highlight=False)
     console.print(f"tests: {tables.tests_by_group(problem)}")
     for line in tables.reference_lines(problem):
         console.print(safe_text(line), highlight=False)
@@ -143,6 +145,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     problems = select_problems(_load(args), args.ids)
     if not problems:
         raise ProblemFormatError(f"{args.source}: holds no problems, so there is nothing to check")
+    require_usable(problems, args.source)  # (validate's line: a problem without tests)
     config = sandbox_config(args)
     results = ResultsFile(args.out, key=check_key, resume=args.resume) if args.out else None
     all_ok = True
@@ -153,8 +156,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         if out is not None and out.resumed:
             console.print(f"resuming: {out.resumed} references already checked in {args.out}")
         for problem in problems:
-            rows = check_problem(problem, executor=executor, out=out)
-            print_check_table(problem, rows)
+            if is_kattis(problem):  # judged as Kattis judges, with its own summary
+                rows = check_kattis(problem, args, executor=executor, out=out).rows
+            else:
+                rows = check_problem(problem, executor=executor, out=out)
+                print_check_table(problem, rows)
             all_ok &= problem_ok(rows)
     if args.out is not None:
         console.print(f"rows in {args.out}", highlight=False)

@@ -23,9 +23,12 @@ Field by field:
   problem's own tests, as CodeContests' public and private tests are. Ids are the paths under
   ``data/`` without the suffix, folders joined by ``-`` (``sample-1``,
   ``secret-group1-03-max``), in natural order.
-- time limit: ``.timelimit``, else ``limits.time_limit`` (2023-07); otherwise the Problem
-  default (10 s), since Kattis derives it from the accepted submissions' run times
-  (``limits.time_multiplier``, kept in ``source.extra``). ``limits.memory`` (MiB) → memory.
+- time limit: ``.timelimit``, else ``limits.time_limit`` (2023-07), else the limit
+  ``execrl problems check`` derived from the accepted submissions' run times and stored in
+  ``.execrl-time-limit.yaml`` (:data:`DERIVED_LIMIT_FILE`); otherwise the Problem default
+  (10 s). ``source.extra`` keeps ``time_limit_from`` (which of the three gave it),
+  ``time_multiplier`` and ``time_safety_margin`` (``limits``), and a derived limit's record
+  (``derived_time_limit``). ``limits.memory`` (MiB) → memory.
 - checker: ``validation: default`` (or no ``output_validators``) → the Kattis default
   validator: case-insensitive and space-insensitive unless ``case_sensitive`` /
   ``space_change_sensitive`` are in the flags; ``float_tolerance ε`` (both),
@@ -45,7 +48,9 @@ Field by field:
   single-file submission in a language the table knows is loaded, its language from its
   extension as problemtools reads it (``.c`` C, ``.cpp``/``.cc``/``.cxx``/``.c++``/``.C``
   C++, ``.java``, ``.py``/``.py3`` Python 3, ``.py2`` or a ``python2`` shebang Python 2,
-  ``.rs``, ``.go``, ``.js``); ``languages`` keeps only some. Reference names are
+  ``.rs``, ``.go``, ``.js``; a ``.py`` file with no version in its shebang that is not
+  Python 3 and has Python-2-only syntax, such as ``print x``, is Python 2); ``languages``
+  keeps only some. Each reference's ``source_file`` is its path in the package. Reference names are
   ``<folder>-<file stem>``, or ``<folder>-<file stem>-<extension>`` for files that share a
   stem (``accepted-sol-cpp``, ``accepted-sol-py``). A submission that is a folder of several
   files, or in a language execrl does not know (``.kt``), is skipped, with one warning per
@@ -83,6 +88,9 @@ VERDICT_FOLDERS: dict[str, str | None] = {
 STATEMENT_NAMES = ("problem.en.md", "problem.en.tex", "problem.md", "problem.tex")
 VALIDATOR_FOLDERS = ("output_validators", "output_validator")
 PYTHON_SUFFIXES = (".py", ".py3")
+DERIVED_LIMIT_FILE = ".execrl-time-limit.yaml"
+"""Where ``execrl problems check`` stores the time limit it derived for a package that gives
+none, so that later runs use it (read here after ``.timelimit`` and ``limits.time_limit``)."""
 CPP_SUFFIXES = (".cpp", ".cc", ".cxx")
 
 
@@ -171,14 +179,19 @@ def read_kattis_package(
                     "author": meta.get("author"),
                     "license": meta.get("license"),
                     "time_multiplier": limits.get("time_multiplier"),
+                    "time_safety_margin": limits.get("time_safety_margin"),
                     "problem_format_version": meta.get("problem_format_version"),
                 }.items()
                 if v not in (None, "")
             },
         },
     }
-    if (seconds := _time_limit(folder, limits)) is not None:
+    seconds, origin = _time_limit(folder, limits)
+    if seconds is not None:
         data["time_limit_s"] = seconds
+        data["source"]["extra"]["time_limit_from"] = origin
+    if origin == DERIVED_LIMIT_FILE:
+        data["source"]["extra"]["derived_time_limit"] = _derived_record(folder)
     if limits.get("memory"):
         try:
             data["memory_limit_mb"] = int(limits["memory"])
@@ -224,23 +237,39 @@ def _statement(folder: Path) -> str:
     return ""
 
 
-def _time_limit(folder: Path, limits: dict[str, Any]) -> float | None:
+def _time_limit(folder: Path, limits: dict[str, Any]) -> tuple[float | None, str | None]:
+    """(seconds, where they came from): ``.timelimit``, ``problem.yaml`` or
+    :data:`DERIVED_LIMIT_FILE`; (None, None) when the package gives none."""
     timelimit = folder / ".timelimit"
     if timelimit.is_file():
         text = _read_text(timelimit).strip()
         try:
-            return float(text)
+            return float(text), ".timelimit"
         except ValueError:
             raise LoaderError(f"{timelimit}: expected a number of seconds, got {text!r}") from None
     if limits.get("time_limit") is not None:
         try:
-            return float(limits["time_limit"])
+            return float(limits["time_limit"]), "problem.yaml"
         except (TypeError, ValueError):
             raise LoaderError(
                 f"{folder / 'problem.yaml'}: limits.time_limit: expected a number of seconds, "
                 f"got {limits['time_limit']!r}"
             ) from None
-    return None
+    if (folder / DERIVED_LIMIT_FILE).is_file():
+        return float(_derived_record(folder)["time_limit_s"]), DERIVED_LIMIT_FILE
+    return None, None
+
+
+def _derived_record(folder: Path) -> dict[str, Any]:
+    path = folder / DERIVED_LIMIT_FILE
+    record = _read_yaml(path)
+    seconds = record.get("time_limit_s")
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds <= 0:
+        raise LoaderError(
+            f"{path}: time_limit_s: expected a number of seconds, got {seconds!r}; delete the "
+            "file and run `execrl problems check` again to derive it"
+        )
+    return record
 
 
 # -- tests --------------------------------------------------------------------------------------
@@ -479,6 +508,7 @@ def _submissions(folder: Path, languages: frozenset[str] | None) -> list[dict[st
                     "label": label,
                     "language": language,
                     "expected_verdict": expected,
+                    "source_file": path.relative_to(folder).as_posix(),
                 }
             )
     if skipped:
@@ -503,13 +533,40 @@ def _unique(name: str, references: list[dict[str, Any]]) -> str:
 def submission_language(path: Path) -> str | None:
     """The language of one submission file, as problemtools decides it: by its extension
     (case matters: ``.C`` is C++, ``.c`` is C), except that ``.py2`` files, and ``.py`` files
-    whose first line is a ``python2`` shebang, are Python 2. None: no language execrl knows
-    (the file is read only for a ``.py`` one's first line)."""
+    whose first line is a ``python2`` shebang, are Python 2 (as is a ``.py`` file with no
+    version in its shebang whose text is Python 2 only: :func:`looks_like_python2`). None: no
+    language execrl knows (only a ``.py`` file is read)."""
     if path.suffix == ".py2" or (path.suffix == ".py" and _is_python2(path)):
         return "python2"
     return by_extension(path.suffix) if path.suffix else None
 
 
 def _is_python2(path: Path) -> bool:
-    first = _read_source(path).split("\n", 1)[0]
-    return re.match(r"#!.*python2\b", first) is not None
+    source = _read_source(path)
+    first = source.split("\n", 1)[0]
+    if first.startswith("#!") and re.search(r"python[23]\b", first):
+        return re.search(r"python2\b", first) is not None
+    return looks_like_python2(source)
+
+
+_PYTHON2_ONLY = re.compile(
+    r"^[ \t]*(print[ \t]*$|print[ \t]+[^\s(=.]|exec[ \t]+[\"'\w]"
+    r"|except[ \t]+[\w.]+[ \t]*,[ \t]*\w+[ \t]*:)",
+    re.MULTILINE,
+)
+"""A line only Python 2 reads: a ``print`` or ``exec`` statement, ``except E, e:``."""
+
+
+def looks_like_python2(source: str) -> bool:
+    """``source`` is not Python 3 (it does not compile) and has a line that only Python 2
+    reads (``print x``, ``print >>f, x``, ``exec code``, ``except E, e:``): a Python 3
+    program with a syntax error stays Python 3. The text is compiled, never run."""
+    if not _PYTHON2_ONLY.search(source):
+        return False
+    try:
+        compile(source, "<submission>", "exec", dont_inherit=True)
+    except SyntaxError:
+        return True
+    except (ValueError, RecursionError, MemoryError):  # (a NUL byte, absurd nesting)
+        return False
+    return False

@@ -10,7 +10,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from execrl.problems.language_names import canonical_language
 
@@ -164,6 +164,10 @@ class Reference(_Model):
     """For incorrect references: the verdict at least one test must get (a sandbox Status
     value such as ``wrong_answer``, ``timeout``, ``runtime_error``), e.g. from a Kattis
     package's ``submissions/<verdict>/`` folder. ``None``: any failure will do."""
+    source_file: str | None = None
+    """The file it was read from, relative to its problem's folder
+    (``submissions/accepted/sol.cpp`` in a Kattis package); None when it has no file of its
+    own (a dataset row, a JSONL problem)."""
 
     @field_validator("language", mode="before")
     @classmethod
@@ -176,6 +180,32 @@ Difficulty = Literal["easy", "medium", "hard", "unknown"]
 MAX_TIME_LIMIT_S = 600.0
 """The largest per-test time limit a problem may set: the sandbox's CPU-time cap
 (``execrl.sandbox.limits.Limits.cpu_time_s``), so every problem that loads can be run."""
+TIME_LIMIT_RANGE = (
+    f"more than 0 and at most {MAX_TIME_LIMIT_S:g} seconds (the sandbox's CPU-time cap)"
+)
+"""The one range of every time limit execrl takes (problem files, environments, ``Limits``,
+``ExecutionOptions``, the CLI's limits, SandboxFusion's timeouts), in the one message's words."""
+
+
+def time_limit_error(seconds: Any) -> str | None:
+    """None for a time limit in range (0 < seconds <= ``MAX_TIME_LIMIT_S``), else the one
+    message: ``must be more than 0 and at most 600 seconds (...), got 1e+12``."""
+    if isinstance(seconds, int | float) and 0 < seconds <= MAX_TIME_LIMIT_S:  # (NaN: False)
+        return None
+    shown = f"{seconds:g}" if isinstance(seconds, int | float) else repr(seconds)
+    return f"must be {TIME_LIMIT_RANGE}, got {shown}"
+
+
+def _time_limit(seconds: float) -> float:
+    error = time_limit_error(seconds)
+    if error is not None:
+        raise ValueError(error)
+    return seconds
+
+
+TimeLimitS = Annotated[float, AfterValidator(_time_limit)]
+"""A pydantic field type: a time limit in seconds, in the one range (``time_limit_error``)."""
+
 MAX_MEMORY_LIMIT_MB = 1024 * 1024
 """The largest memory limit a problem may set (1 TiB): beyond any machine it would run on."""
 
@@ -252,12 +282,7 @@ class Problem(_Model):
     @field_validator("time_limit_s")
     @classmethod
     def _time_limit_in_range(cls, seconds: float) -> float:
-        if not 0 < seconds <= MAX_TIME_LIMIT_S:  # (also False for NaN)
-            raise ValueError(
-                f"must be more than 0 and at most {MAX_TIME_LIMIT_S:g} seconds (the sandbox's "
-                f"CPU-time cap), got {seconds:g}"
-            )
-        return seconds
+        return _time_limit(seconds)
 
     @field_validator("memory_limit_mb")
     @classmethod
