@@ -74,9 +74,17 @@ def sandbox_config(args: argparse.Namespace, **fields: object) -> SandboxConfig:
         raise UsageError(f"--site-path: {validation_issues(exc)[0].message}") from None
 
 
-def add_executor_argument(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+MAX_FALLBACK_TIMEOUT_S = 3600.0
+"""The longest --fallback-timeout-s accepted (an hour: longer is no bound worth the name)."""
+
+
+def add_executor_argument(
+    parser: argparse.ArgumentParser, *, fallback_timeout: bool = True
+) -> argparse.ArgumentParser:
     """--executor SPEC: where the command's programs run (``execrl.service.open``); the
-    default comes from $EXECRL_EXECUTOR, else this machine's sandbox pool."""
+    default comes from $EXECRL_EXECUTOR, else this machine's sandbox pool. With
+    ``fallback_timeout`` also --fallback-timeout-s (read by :func:`open_executor_from_args`:
+    a command that opens its executor otherwise leaves it out)."""
     parser.add_argument(
         "--executor",
         metavar="URL|ray|local",
@@ -84,7 +92,35 @@ def add_executor_argument(parser: argparse.ArgumentParser) -> argparse.ArgumentP
         "a sandbox pool on this machine); --jobs and --site-path set up local (and Ray "
         "nodes') sandboxes, a server uses its own",
     )
+    if fallback_timeout:
+        parser.add_argument(
+            "--fallback-timeout-s",
+            type=float,
+            metavar="S",
+            help="with server URLs: how long each step of the spec §6 fallback (the retry, "
+            "then the run on another server) may take beyond its tests' own limits before "
+            "they stay inconclusive (default: 30)",
+        )
     return parser
+
+
+def fallback_timeout_s(args: argparse.Namespace, spec: ExecutorSpec) -> float | None:
+    """--fallback-timeout-s checked (None: not given): more than 0 and at most an hour, and
+    only with server URLs (the §6 fallback is the remote executor's)."""
+    value = getattr(args, "fallback_timeout_s", None)
+    if value is None:
+        return None
+    if not 0 < value <= MAX_FALLBACK_TIMEOUT_S:
+        raise UsageError(
+            f"--fallback-timeout-s {value:g}: expected more than 0 and at most "
+            f"{MAX_FALLBACK_TIMEOUT_S:g} seconds"
+        )
+    if spec.kind != "remote":
+        raise UsageError(
+            f"--fallback-timeout-s bounds the fallback between servers; the {spec.kind} "
+            "executor has none (give --executor http://HOST:PORT,...)"
+        )
+    return value
 
 
 def executor_text(args: argparse.Namespace) -> str | None:
@@ -119,13 +155,20 @@ def open_executor_from_args(
     off the timed cores). ``default_workers`` replaces a ``workers`` of None for sandboxes
     this command starts (None: one per core). ``workers_option`` names the option."""
     spec = executor_spec(args)
+    fallback = fallback_timeout_s(args, spec)
     if spec.kind == "remote":
         _local_only(spec, workers_option, workers is not None)
         _local_only(spec, "--site-path", bool(getattr(args, "site_path", None)))
         config = None
     else:
         workers = workers or default_workers
-    return open_executor(spec, workers=workers, config=config, reserve_host_core=reserve_host_core)
+    return open_executor(
+        spec,
+        workers=workers,
+        config=config,
+        reserve_host_core=reserve_host_core,
+        fallback_timeout_s=fallback,
+    )
 
 
 def add_timed_jobs_argument(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:

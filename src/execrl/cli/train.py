@@ -53,7 +53,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument("--list-presets", action="store_true", help="list the presets and exit")
     p.add_argument("--show-config", action="store_true", help="print the resolved config, exit")
     p.add_argument("--quiet", action="store_true", help="no progress bar or per-step lines")
-    add_executor_argument(p)  # (the config's `executor`; also on --resume)
+    add_executor_argument(p, fallback_timeout=False)  # (the config's `executor`; --resume)
     p.set_defaults(handler=run)
 
 

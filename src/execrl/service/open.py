@@ -103,6 +103,7 @@ def open_executor(
     workers: int | None = None,
     config: SandboxConfig | None = None,
     reserve_host_core: bool = False,
+    fallback_timeout_s: float | None = None,
 ) -> Executor:
     """The executor ``spec`` names (module docstring), opened; close it (or use ``with``).
 
@@ -111,11 +112,12 @@ def open_executor(
     node). A server runs as many workers, with the sandbox settings, it was started with, so
     giving either with a URL is a UsageError rather than a setting silently ignored.
     ``reserve_host_core`` keeps the calling process off the local pool's cores (timed runs);
-    it has nothing to reserve for the other backends.
+    it has nothing to reserve for the other backends. ``fallback_timeout_s`` bounds a
+    remote executor's spec §6 fallback (``RemoteExecutor``; None: its default).
     """
     parsed = spec if isinstance(spec, ExecutorSpec) else parse_executor_spec(spec)
     if parsed.kind == "remote":
-        return _open_remote(parsed, workers, config)
+        return _open_remote(parsed, workers, config, fallback_timeout_s)
     if parsed.kind == "ray":
         return _open_ray(parsed, workers, config)
     from execrl.sandbox.pool import LocalExecutor
@@ -123,7 +125,12 @@ def open_executor(
     return LocalExecutor(workers=workers, config=config, reserve_host_core=reserve_host_core)
 
 
-def _open_remote(spec: ExecutorSpec, workers: int | None, config: SandboxConfig | None) -> Executor:
+def _open_remote(
+    spec: ExecutorSpec,
+    workers: int | None,
+    config: SandboxConfig | None,
+    fallback_timeout_s: float | None = None,
+) -> Executor:
     shown = ",".join(spec.urls)
     if workers is not None:
         raise UsageError(
@@ -139,7 +146,9 @@ def _open_remote(spec: ExecutorSpec, workers: int | None, config: SandboxConfig 
         from execrl.service.remote import RemoteExecutor
     except ImportError as exc:
         raise UsageError(_missing_extra("a remote executor", "serve", exc)) from None
-    return RemoteExecutor(list(spec.urls))
+    if fallback_timeout_s is None:
+        return RemoteExecutor(list(spec.urls))
+    return RemoteExecutor(list(spec.urls), fallback_timeout_s=fallback_timeout_s)
 
 
 def _open_ray(spec: ExecutorSpec, workers: int | None, config: SandboxConfig | None) -> Executor:

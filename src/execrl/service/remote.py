@@ -20,7 +20,15 @@ What it promises (docs/remote-executor.md has the long form):
 - **Spec §6 fallback** (``fallback=True``; ``execrl.service.fallback``): a record with
   inconclusive tests is retried at once on the server that ran it, then elsewhere for the
   verdict only. With a single server there is no elsewhere: what the retry leaves
-  inconclusive stays so.
+  inconclusive stays so. **Decided in bounded time:** each of the two steps is given up
+  ``fallback_timeout_s`` (default 30 s) beyond the longest its tests may legitimately run
+  (every test at its wall-clock limit, every repeat) — a server that accepts the request and
+  never answers, or none free elsewhere, cannot hold a record longer — and the tests it did
+  not settle stay ``inconclusive`` (``RemoteStats.fallback_timeouts`` counts them).
+- **After fork.** A forked child (a data-loader worker) that uses an executor its parent
+  opened gets, on its first call, an event loop and connection pool of its own; the parent's,
+  copied into the child with no thread left to run them, are never used, closed or torn down
+  from the child (their sockets are the parent's connections).
 
 One ``httpx.AsyncClient`` (a pooled connection per stream) runs on a private event loop in a
 background thread; the sync methods and the async ones (from any event loop) both hand their
@@ -165,7 +173,8 @@ class _Server:
 
 @dataclass
 class RemoteStats:
-    """What the client did, for logs and tests (counts since it was opened)."""
+    """What the client did, for logs and tests (counts since it was opened; in a forked
+    child, since its first call)."""
 
     attempts: int = 0
     """``/v1/execute`` and ``/v1/capture`` calls started."""
@@ -179,6 +188,8 @@ class RemoteStats:
     """Spec §6 step 1: inconclusive records retried at once on their server."""
     fallback_runs: int = 0
     """Spec §6 step 2: records run elsewhere for the verdict only."""
+    fallback_timeouts: int = 0
+    """§6 steps given up after ``fallback_timeout_s`` (their tests stayed inconclusive)."""
     gave_up: int = 0
     """Requests answered with an inconclusive record because every retry failed."""
 
@@ -232,6 +243,18 @@ class _LoopThread:
 _DONE = object()
 """Put in a result queue when a batch's coroutine has finished (or failed)."""
 
+_fork_lock = threading.Lock()
+"""Held while a forked child opens its own loop (made anew in every child: a copy could have
+been held by a parent thread at the fork)."""
+
+
+def _new_fork_lock() -> None:
+    global _fork_lock
+    _fork_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_new_fork_lock)
+
 
 class RemoteExecutor(Executor):
     """Runs ExecutionRequests on ``execrl serve`` servers (see the module docstring).
@@ -240,8 +263,9 @@ class RemoteExecutor(Executor):
     (default ``$EXECRL_SERVICE_TOKEN``). ``timeout_s``: how long a stream may stay silent
     beyond the longest its requests may run (a hung server is failed over after that);
     ``connect_timeout_s``: for a connection. ``batch_size``: requests per chunk (default: the
-    smallest server's workers). ``seed``: the backoff jitter's. docs/remote-executor.md
-    describes the others.
+    smallest server's workers). ``fallback_timeout_s``: how long each spec §6 step may take
+    beyond the longest its tests may run, before what it left unresolved stays inconclusive.
+    ``seed``: the backoff jitter's. docs/remote-executor.md describes the others.
     """
 
     backend = BACKEND
@@ -260,6 +284,7 @@ class RemoteExecutor(Executor):
         batch_size: int | None = None,
         in_flight_per_worker: int = 2,
         fallback: bool = True,
+        fallback_timeout_s: float = 30.0,
         seed: int | None = None,
     ) -> None:
         self._servers = [_Server(url) for url in normalise_urls(urls)]
@@ -273,9 +298,16 @@ class RemoteExecutor(Executor):
         self.backoff_cap_s = backoff_cap_s
         self.in_flight_per_worker = max(1, in_flight_per_worker)
         self.fallback = fallback
+        self.fallback_timeout_s = fallback_timeout_s
         self._check_settings(batch_size)
         self.stats = RemoteStats()
+        self._seed = seed
         self._rng = random.Random(seed)
+        self._pid = os.getpid()
+        """The process that opened the loop below (another one: a forked child)."""
+        self._inherited: list[object] = []
+        """In a forked child: the parent's loop and client, kept from being collected (their
+        finalisers would act on descriptors the parent still uses)."""
         self._loop = _LoopThread()
         self._closed = False
         self._all_down_since: float | None = None
@@ -401,12 +433,15 @@ class RemoteExecutor(Executor):
         )
         timeout_s = self.timeout_s + body.limits.wall_limit_s
         timeout_s += body.build.compile_wall_s or wall_limit_for(body.build.compile_cpu_s)
+        self._own_loop()
         return self._loop.call(self._capture(body.model_dump_json(), timeout_s))
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
+        if self._pid != os.getpid():  # a forked child that never called: the loop is the parent's
+            return
         self._loop.call(self._shutdown())
         self._loop.close()
 
@@ -416,6 +451,11 @@ class RemoteExecutor(Executor):
             raise UsageError("RemoteExecutor: retries and the retry/backoff times must be >= 0")
         if self.timeout_s <= 0 or self.connect_timeout_s <= 0:
             raise UsageError("RemoteExecutor: timeout_s and connect_timeout_s must be > 0")
+        if not self.fallback_timeout_s > 0:  # (NaN too)
+            raise UsageError(
+                f"RemoteExecutor: `fallback_timeout_s` must be > 0 seconds, got "
+                f"{self.fallback_timeout_s!r}"
+            )
         if batch_size is not None and not 1 <= batch_size <= MAX_BATCH:
             raise UsageError(
                 f"RemoteExecutor: batch_size must be in 1..{MAX_BATCH}, got {batch_size}"
@@ -427,9 +467,35 @@ class RemoteExecutor(Executor):
     ) -> concurrent.futures.Future:
         if self._closed:
             raise UsageError("this RemoteExecutor is closed")
+        self._own_loop()
         future = self._loop.submit(self._stream(requests, sink))
         future.add_done_callback(lambda _: done(_DONE))
         return future
+
+    def _own_loop(self) -> None:
+        """In a forked child, on its first call: a loop thread and connection pool of its own
+        (the servers as the parent knew them, nothing in flight, counts from zero). The
+        parent's loop and client are kept, unused and unclosed: closing them here would
+        unregister the parent's descriptors from the epoll set both processes share."""
+        if self._pid == os.getpid():
+            return
+        with _fork_lock:
+            if self._pid == os.getpid():  # (another thread of the child did it meanwhile)
+                return
+            self._inherited.append((self._loop, getattr(self, "_client", None)))
+            for server in self._servers:
+                server.in_flight, server.probing = 0, False
+            self.stats = RemoteStats()
+            seed = None if self._seed is None else f"{self._seed}:{os.getpid()}"
+            self._rng = random.Random(seed)  # (not the parent's jitter draws again)
+            self._loop = _LoopThread()
+            try:
+                self._loop.call(self._open())
+            except BaseException:
+                self._loop.call(self._shutdown())
+                self._loop.close()
+                raise
+            self._pid = os.getpid()
 
     # -- set-up --------------------------------------------------------------------------------
     async def _open(self) -> None:
@@ -531,7 +597,8 @@ class RemoteExecutor(Executor):
         index: int,
         sink: Sink,
     ) -> None:
-        """Spec §6: retry at once where it ran, then elsewhere for the verdict only."""
+        """Spec §6: retry at once where it ran, then elsewhere for the verdict only (each step
+        bounded by ``fallback_timeout_s``: :meth:`_policy_step`)."""
         self.stats.immediate_retries += 1
         record = await self._policy_step(request, record, _Route(pin=origin, force=True))
         if record.inconclusive and len(self._servers) > 1:
@@ -547,15 +614,20 @@ class RemoteExecutor(Executor):
         route: _Route,
         merge: Callable[..., ExecutionRecord] = merge_retry,
     ) -> ExecutionRecord:
-        """Run ``record``'s unresolved tests on ``route`` and ``merge`` what comes back."""
+        """Run ``record``'s unresolved tests on ``route`` and ``merge`` what comes back; given up
+        ``fallback_timeout_s`` beyond the longest those tests may run (a server that accepted
+        them and never answers, no server free), leaving them as they were."""
         sub = unresolved_request(request, record)
         if sub is None:
             return record
         got: dict[int, ExecutionRecord] = {}
         try:
-            await self._send({0: sub}, {0}, lambda i, r, _s: got.setdefault(i, r), route)
+            async with asyncio.timeout(self.fallback_timeout_s + _longest_run_s([sub])):
+                await self._send({0: sub}, {0}, lambda i, r, _s: got.setdefault(i, r), route)
+        except TimeoutError:
+            self.stats.fallback_timeouts += 1
         except Exception:  # keep the record we have: it is still a record
-            return record
+            pass
         return merge(record, got[0], request) if 0 in got else record
 
     async def _send(
@@ -616,8 +688,7 @@ class RemoteExecutor(Executor):
         """The longest silence to wait for between two lines: ``timeout_s`` beyond the longest
         a request of the batch may legitimately run (every test at its wall-clock limit, every
         repeat)."""
-        longest = max(len(r.tests) * r.options.repeats * r.limits.wall_limit_s for r in batch)
-        return self.timeout_s + longest
+        return self.timeout_s + _longest_run_s(batch)
 
     async def _capture(self, body: str, timeout_s: float) -> Captured:
         got: list[Captured] = []
@@ -772,6 +843,12 @@ class RemoteExecutor(Executor):
 
 
 # -- module helpers ----------------------------------------------------------------------------
+def _longest_run_s(batch: list[ExecutionRequest]) -> float:
+    """The longest a request of ``batch`` may legitimately run: every test at its wall-clock
+    limit, every repeat."""
+    return max(len(r.tests) * r.options.repeats * r.limits.wall_limit_s for r in batch)
+
+
 async def _translated(attempt: Awaitable[None], server: _Server) -> None:
     """Run an attempt, turning transport errors and unreadable answers into ``_ServerFailed``."""
     try:
