@@ -16,6 +16,7 @@ from pathlib import Path
 
 from execrl.errors import UsageError
 from execrl.sandbox.languages import LANGUAGES, Language
+from execrl.sandbox.testlib import TESTLIB_DIR
 from execrl.sandbox.zygote.native import MAGIC, safe_name
 from execrl.sandbox.zygote.scratch import PATH as SCRATCH
 
@@ -47,11 +48,6 @@ def pch_root() -> Path:
     """Where precompiled headers are built (``execrl.sandbox.builds.precompiled_header``)."""
     return default_cache_dir() / "pch"
 
-
-try:
-    from execrl.sandbox.testlib import TESTLIB_DIR
-except ImportError:  # (being written)
-    TESTLIB_DIR = Path("/nonexistent/testlib")
 
 MAX_FILES_BYTES = 64 * 1024 * 1024
 """The most bytes of files one job may place (SandboxFusion's ``files`` included)."""

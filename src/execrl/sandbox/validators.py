@@ -30,6 +30,7 @@ from execrl.problems.models import Checker, StdioTest
 from execrl.sandbox.forkserver import ForkServer, RawRun, SandboxCrashed
 from execrl.sandbox.limits import Limits
 from execrl.sandbox.records import Status, TestResult
+from execrl.sandbox.testlib import TESTLIB_DIR
 
 ACCEPTED_EXIT = 42
 REJECTED_EXIT = 43
@@ -122,7 +123,8 @@ def validator_program(checker: Checker, test: StdioTest) -> str:
 
 def compile_cpp_validator(source: str) -> bytes:
     """The executable of a C++ validator, built with ``g++`` on the host and cached by the
-    source's hash (in the temporary directory), so each validator is compiled once."""
+    source's hash (in the temporary directory), so each validator is compiled once; execrl's
+    ``testlib.h`` is on its include path (docs/testlib.md)."""
     compiler = shutil.which("g++")
     if compiler is None:
         raise ValidatorBuildError("a C++ output validator needs g++ on the host; none found")
@@ -136,7 +138,7 @@ def compile_cpp_validator(source: str) -> bytes:
         src, out = Path(work) / "validator.cpp", Path(work) / "validator"
         src.write_text(source, encoding="utf-8")
         done = subprocess.run(
-            [compiler, "-O2", "-std=gnu++17", "-o", str(out), str(src)],
+            [compiler, "-O2", "-std=gnu++17", "-I", str(TESTLIB_DIR), "-o", str(out), str(src)],
             capture_output=True,
             text=True,
             timeout=300,
