@@ -266,15 +266,15 @@ def test_validate_flags_a_problem_without_tests(bad_input, tmp_path):
     assert "'tiny' has no tests" in line
 
 
-def test_check_gives_the_reason_for_a_problem_without_tests(bad_input, tmp_path):
+def test_check_refuses_a_problem_without_tests_as_validate_does(bad_input, tmp_path):
+    """Exit 2 with validate's one line (issue 33), not a check failure; nothing is written."""
     folder = make_folder(tmp_path)
     for path in (folder / "tests" / "original").iterdir():
         path.unlink()
     out = tmp_path / "check.jsonl"
-    bad_input(["problems", "check", folder, "--jobs", "1", "--out", out], code=1)
-    rows = read_rows(out)
-    assert [(r["problem_id"], r["as_expected"]) for r in rows] == [("tiny", False)]
-    assert "has no tests" in rows[0]["issue"]
+    line = bad_input(["problems", "check", folder, "--jobs", "1", "--out", out])
+    assert line == bad_input(["problems", "validate", folder])
+    assert "'tiny' has no tests" in line and not out.exists()
 
 
 @pytest.mark.parametrize("command", ["validate", "check"])

@@ -16,6 +16,7 @@ from rich.text import Text
 
 from execrl.errors import UsageError
 from execrl.problems.io import BUNDLED, FORMATS
+from execrl.problems.models import TIME_LIMIT_RANGE, time_limit_error
 from execrl.sandbox.counting import require_valgrind
 from execrl.sandbox.limits import TimingMetric, is_counted
 
@@ -125,6 +126,13 @@ def check_range(option: str, value: int | None, low: int, high: int, unit: str) 
     stating the accepted range. Commands call it first, before any pool or model starts."""
     if value is not None and not low <= value <= high:
         raise UsageError(f"{option} {value}: expected {low} to {high} {unit}")
+
+
+def check_time_limit(option: str, seconds: float | None) -> None:
+    """A time-limit option (None: not given) in the one range every time limit has (0 < s <=
+    600), or a one-line UsageError in the words a problem file's limit gets."""
+    if seconds is not None and time_limit_error(seconds) is not None:
+        raise UsageError(f"{option} {seconds:g}: must be {TIME_LIMIT_RANGE}")
 
 
 TIMING_CHOICES: tuple[str, ...] = get_args(TimingMetric)

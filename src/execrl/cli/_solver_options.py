@@ -7,6 +7,7 @@ import argparse
 import math
 from pathlib import Path
 
+from execrl.cli._common import check_time_limit
 from execrl.cli._executor import (
     add_executor_argument,
     add_sandbox_arguments,
@@ -128,8 +129,7 @@ def add_big_m_argument(parser: argparse.ArgumentParser) -> None:
 
 def solver_limits(args: argparse.Namespace) -> Limits:
     """The run limits, after checking the run arguments (before any sandbox starts)."""
-    if not 0 < args.timeout_s <= 600:
-        raise UsageError(f"--timeout-s must be in (0, 600] seconds, got {args.timeout_s}")
+    check_time_limit("--timeout-s", args.timeout_s)
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
     if args.workers is not None and args.workers > MAX_WORKERS:

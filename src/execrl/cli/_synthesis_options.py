@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from execrl.cli._common import EXIT_CHECK_FAILED, EXIT_OK, console, print_table
+from execrl.cli._common import EXIT_CHECK_FAILED, EXIT_OK, check_time_limit, console, print_table
 from execrl.cli._flags import as_flags
 from execrl.problems.optim import OPTIM_FORMATS
 from execrl.rewards.solver.execution import DEFAULT_SOLVER_LIMITS
@@ -106,6 +106,7 @@ def endpoint(args: argparse.Namespace) -> EndpointSettings:
 
 def labelling(args: argparse.Namespace) -> dict:
     """The settings of solve, repair and label from the arguments."""
+    check_time_limit("--timeout-s", args.timeout_s)
     return {
         "n_roles": args.roles,
         "roles_file": args.roles_file,

@@ -16,6 +16,7 @@ from execrl.cli._common import (
     add_count_rate_argument,
     add_timing_argument,
     check_range,
+    check_time_limit,
     console,
     safe_text,
 )
@@ -153,8 +154,8 @@ def replay_settings(args: argparse.Namespace) -> ReplaySettings:
     for flag, value in given.items():
         if value is not None and not math.isfinite(value):
             raise UsageError(f"{flag} {value}: expected a finite number")
-    if args.limit_s is not None and args.limit_s <= 0:
-        raise UsageError(f"--limit-s {args.limit_s:g}: an intended limit must be > 0 seconds")
+    check_time_limit("--cap-s", args.cap_s)
+    check_time_limit("--limit-s", args.limit_s)
     try:
         return ReplaySettings.with_limit_s(
             args.limit_s,

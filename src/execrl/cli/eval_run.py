@@ -13,6 +13,7 @@ from execrl.cli._common import (
     EXIT_OK,
     add_timing_argument,
     check_range,
+    check_time_limit,
     console,
     require_counting,
     safe_text,
@@ -73,8 +74,7 @@ def check_run_options(args: argparse.Namespace, folder: EvalFolder) -> None:
     executor_spec(args)  # (a bad --executor is refused before anything is read or started)
     check_range("--repeats", args.repeats, 1, MAX_REPEATS, "timed repeats per test")
     require_counting(args.timing)
-    if args.cap_s is not None and not 0 < args.cap_s <= 600:
-        raise UsageError(f"--cap-s {args.cap_s}: the cap must lie in (0, 600] seconds")
+    check_time_limit("--cap-s", args.cap_s)
     if args.max_opt_tests is not None and args.max_opt_tests < 1:
         raise UsageError(f"--max-opt-tests {args.max_opt_tests}: give at least 1")
     finished = None if args.restart else folder.interrupted_campaign()  # (--restart: unread)

@@ -141,7 +141,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     header, rows = record_table(record, problem, request.options.timing)
     for row, result in zip(rows, record.results, strict=True):
         row[2] = Text(row[2], style="green" if result.passed else "red")
-    title = f"{path.name} ({record.language}) on {problem.id}"
+    title = f"{safe_markup(path.name)} ({record.language}) on {safe_markup(problem.id)}"
     print_table(header, rows, title=title, align="lllrrl" if len(header) == 6 else "lllrrrl")
     passed = sum(r.passed for r in record.results)
     console.print(

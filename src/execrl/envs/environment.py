@@ -27,7 +27,7 @@ from execrl.envs.operators import (
 )
 from execrl.envs.outcome import Outcome, TestOutcome, Verdict, format_duration
 from execrl.errors import ExecrlError
-from execrl.problems.models import Problem, TestCase, TestGroup
+from execrl.problems.models import Problem, TestCase, TestGroup, TimeLimitS
 from execrl.sandbox.counting import seconds_as
 from execrl.sandbox.limits import TIMING_UNITS, ExecutionOptions, Limits, TimingMetric, is_counted
 from execrl.sandbox.protocol import ExecutionRequest
@@ -60,7 +60,7 @@ class EnvironmentConfig(BaseModel):
     """ρ of the timeout gate ``g_to^ρ = 1[φ ≤ ρ]`` (1 = inactive)."""
     gate: float | None = Field(default=None, ge=0, le=1)
     """p of the duration gate ``g_dur^p = 1[q ≤ p]`` on the ranked scalar (None = inactive)."""
-    cap_s: float | None = Field(default=None, gt=0, le=600)
+    cap_s: TimeLimitS | None = None
     """The hard cap per test; None = the problem's own time limit (the source used 10 s)."""
     drop_unreferenced: bool = True
     """Relative and ranked-reference limits: drop used tests without usable references

@@ -16,7 +16,7 @@ from typing import Annotated, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from execrl.problems.models import AssertTest, CallTest, StdioTest, TestCase
+from execrl.problems.models import AssertTest, CallTest, StdioTest, TestCase, TimeLimitS
 from execrl.timing.percentiles import earlier_ranks_within, per_test_percentiles
 from execrl.timing.pool import ReferencePool
 
@@ -112,7 +112,7 @@ class AbsoluteLimit(_Operator):
     """``λ_t = ℓ`` seconds (never above the cap)."""
 
     kind: Literal["absolute"] = "absolute"
-    seconds: float = Field(gt=0)
+    seconds: TimeLimitS  # (the one range of a time limit: execrl.problems.models)
 
     def limits(self, pool: ReferencePool) -> np.ndarray:
         return np.full(len(pool.test_ids), min(self.seconds, pool.cap_s))

@@ -329,6 +329,8 @@ def _parameter_error(exc: ValidationError, params: list[str]) -> str:
     ):
         return f"{param} must be {interval}"
     message = first.message
+    if message.startswith("must be"):  # (a time limit's one message: execrl.problems.models)
+        return f"{param} {message}"
     if message.startswith("Input should be"):
         return f"{param} must be{message.removeprefix('Input should be')}"
     return f"{param}: {message}"

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
+from execrl.problems.models import TimeLimitS
+
 if TYPE_CHECKING:
     from execrl.problems import Problem
 
@@ -44,8 +46,8 @@ class Limits(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    cpu_time_s: float = Field(
-        default=10.0, gt=0, le=600, validation_alias=AliasChoices("cpu_time_s", "timeout_s")
+    cpu_time_s: TimeLimitS = Field(  # (0 < s <= 600: the one range of a time limit)
+        default=10.0, validation_alias=AliasChoices("cpu_time_s", "timeout_s")
     )
     """CPU-time limit per test run: user + system time of the program, all its threads
     together (spec §1: 10 s; a problem's ``time_limit_s``). Enforced twice: the supervisor
@@ -135,6 +137,6 @@ class ExecutionOptions(BaseModel):
     the verdict, timeouts included, always comes from the native run; docs/timing.md)."""
     stop_at_first_failure: bool = False
     """Skip the remaining tests once one fails (their results are not reported)."""
-    intended_limit_s: float | None = Field(default=None, gt=0)
+    intended_limit_s: TimeLimitS | None = None
     """Spec §1: a success whose duration (by ``timing``) is ≥ this becomes ``timeout``.
     Applied after execution, unlike ``Limits.cpu_time_s``, which stops the program."""
