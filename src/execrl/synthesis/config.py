@@ -83,7 +83,9 @@ class SynthesisConfig(BaseModel):
     tolerance: Tolerance = RELATIVE
     """When two objectives (or a label and a known answer) are equal."""
     min_consensus: float = Field(default=0.75, ge=0, le=1)
-    """A row is labelled when its best score S(r) / (Σw·√n_roles) is at least this."""
+    """A row is labelled when its best score S(r) / (Σw·√n_roles) is at least this, and its
+    objective is also given by a strict majority of the roles that answered (at least two):
+    agreement on the model's structure alone never labels a row."""
     dedup_threshold: float = Field(default=0.7, gt=0, le=1)
     """TF-IDF cosine at or above which a question is a near-duplicate (ReSocratic: 0.7)."""
     decontaminate: tuple[str, ...] = ()

@@ -208,6 +208,14 @@ def label_row(ctx: RunContext, row: Row) -> Row:
     if consensus is None or consensus < cfg.min_consensus:
         detail = f"consensus {consensus} < {cfg.min_consensus:g} (S = {best:.3f})"
         return dropped(row, "no_consensus", detail, **info)
+    votes = sum(cfg.tolerance.matches(a, vote.answer) for a in answered)
+    info["answer_votes"] = votes
+    if votes < 2 or votes * 2 <= len(answered):
+        detail = (
+            f"the chosen objective is given by {votes} of {len(answered)} roles that answered "
+            "(a label needs a strict majority of them, at least two)"
+        )
+        return dropped(row, "no_consensus", detail, **info)
     return derived(row, **info)
 
 
