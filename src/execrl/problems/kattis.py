@@ -555,12 +555,16 @@ _PYTHON2_ONLY = re.compile(
     re.MULTILINE,
 )
 """A line only Python 2 reads: a ``print`` or ``exec`` statement, ``except E, e:``."""
+_PRINT_CHEVRON = re.compile(r"^[ \t]*print[ \t]*>>", re.MULTILINE)
+"""``print >>f, x``: Python 3 compiles it as an expression that raises at run time."""
 
 
 def looks_like_python2(source: str) -> bool:
-    """``source`` is not Python 3 (it does not compile) and has a line that only Python 2
-    reads (``print x``, ``print >>f, x``, ``exec code``, ``except E, e:``): a Python 3
-    program with a syntax error stays Python 3. The text is compiled, never run."""
+    """``source`` has a ``print >>f, x`` line, or is not Python 3 (it does not compile) and
+    has a line that only Python 2 reads (``print x``, ``exec code``, ``except E, e:``): a
+    Python 3 program with a syntax error stays Python 3. The text is compiled, never run."""
+    if _PRINT_CHEVRON.search(source):  # (Python 3 compiles it, and fails on it: TypeError)
+        return True
     if not _PYTHON2_ONLY.search(source):
         return False
     try:
