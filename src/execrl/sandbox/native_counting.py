@@ -314,9 +314,10 @@ def overhead(
 ) -> Counters | str:
     """What an empty program of ``lang`` counts when built with ``options`` (its loader and
     runtime start-up and exit): measured on ``server`` the first time, then cached for the
-    process by (language, toolchain, profile, flags, timing). A string: why it could not be
-    measured (the test is then inconclusive)."""
-    key = (lang.name, probe(lang).version, options.profile, options.flags, timing)
+    process by (language, toolchain, profile, flags, timing, the sandbox's protections). A
+    string: why it could not be measured (the test is then inconclusive)."""
+    protections = tuple(server.protections)  # (another root file system, another loader path)
+    key = (lang.name, probe(lang).version, options.profile, options.flags, timing, protections)
     with _OVERHEAD_LOCK:
         if key not in _OVERHEADS:
             _OVERHEADS[key] = _measure_overhead(server, lang, options, timing)
