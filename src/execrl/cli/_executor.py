@@ -74,17 +74,15 @@ def sandbox_config(args: argparse.Namespace, **fields: object) -> SandboxConfig:
         raise UsageError(f"--site-path: {validation_issues(exc)[0].message}") from None
 
 
-MAX_FALLBACK_TIMEOUT_S = 3600.0
-"""The longest --fallback-timeout-s accepted (an hour: longer is no bound worth the name)."""
+MAX_FALLBACK_TIMEOUT_S = 3600.0  # (an hour: longer is no bound worth the name)
 
 
 def add_executor_argument(
     parser: argparse.ArgumentParser, *, fallback_timeout: bool = True
 ) -> argparse.ArgumentParser:
     """--executor SPEC: where the command's programs run (``execrl.service.open``); the
-    default comes from $EXECRL_EXECUTOR, else this machine's sandbox pool. With
-    ``fallback_timeout`` also --fallback-timeout-s (read by :func:`open_executor_from_args`:
-    a command that opens its executor otherwise leaves it out)."""
+    default comes from $EXECRL_EXECUTOR, else this machine's sandbox pool. ``fallback_timeout``:
+    also --fallback-timeout-s (read by :func:`open_executor_from_args` only)."""
     parser.add_argument(
         "--executor",
         metavar="URL|ray|local",
