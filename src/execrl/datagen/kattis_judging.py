@@ -321,8 +321,9 @@ def kattis_row(
     full: bool,
 ) -> Row:
     """:func:`~execrl.datagen.checking.reference_row` of ``ref`` judged at the limit, with
-    its folder, file, Kattis verdict (at the limit and at the safety limit), first failing
-    test and that test's CPU time, and the limits used; ``as_expected`` is the agreement
+    its folder, file, Kattis verdict (at the limit and at the safety limit), the verdicts
+    that agree with its folder (``expects_verdict``), first failing test and that test's CPU
+    time, and the limits used; ``as_expected`` is the agreement
     with its folder (``full``: the every-test check)."""
     ran = _as_run(ref, python)
     groups = {t.id: t.group for t in problem.tests}
@@ -333,6 +334,7 @@ def kattis_row(
     skipped = judged.skipped
     agreed = judged.as_expected if full else agrees(ref, first)
     with_extra_time = not full and not agreed and agrees(ref, extra)
+    wanted = wanted_verdicts(ref)
     row.update(
         folder=folder_of(ref),
         source_file=ref.source_file,
@@ -346,9 +348,18 @@ def kattis_row(
         safety_limit_s=limit.safety_limit_s,
         time_limit_from=limit.origin,
         as_expected=None if skipped else (agreed or with_extra_time),
+        expects_verdict=_expects(wanted),
         with_extra_time=with_extra_time,
     )
     return row
+
+
+def _expects(wanted: set[str] | None) -> str:
+    """What the first failing test's verdict must be (``success``: none fails)."""
+    if wanted is None:
+        return "any failure"
+    order = [s.value for s in Status]
+    return " or ".join(sorted(wanted, key=order.index))
 
 
 # -- storing the derived limit ----------------------------------------------------------------
@@ -444,7 +455,8 @@ def disagreements(rows: list[Row]) -> list[str]:
         cpu = "—" if r.get("cpu_s") is None else f"{r['cpu_s']:.3f} s"
         lines.append(
             f"{r['reference']} ({r.get('source_file') or r.get('language')}, "
-            f"{r.get('language')}): in {r.get('folder')}/, got {r.get('verdict')} on "
+            f"{r.get('language')}): in {r.get('folder')}/, expects {r.get('expects_verdict')}, got "
+            f"{r.get('verdict')} on "
             f"{r.get('first_failed_test') or 'no test'} (CPU {cpu}, limit "
             f"{r.get('time_limit_s')} s)" + (f"; {r['issue']}" if r.get("issue") else "")
         )
