@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from execrl.errors import ExecutionError
+from execrl.sandbox import abort as aborts
 from execrl.sandbox import counting
 from execrl.sandbox.counting import Counters
 from execrl.sandbox.isolation import (
@@ -112,6 +113,9 @@ class ForkServer:
         self._compiler: subprocess.Popen | None = None
         self._scratch_parent: str | None = None
         self._request_id = 0  # every request carries the next id; its reply must echo it
+        self.abort: aborts.Abort | None = None
+        """The abort of the request this server works for (set by its pool): once cancelled,
+        a run in progress is killed and raises ``Aborted``, and no new run starts."""
         self.start()
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -394,6 +398,8 @@ class ForkServer:
         checker process. Raises SandboxCrashed (and restarts) if the server dies. On a counted
         server every run has ``counters`` (the program's own, the harness's subtracted unless
         ``raw_counts``) or ``count_error`` (why it has none)."""
+        abort = self.abort
+        aborts.check(abort)
         if self._proc is None:
             self.uid = self._allocate_uid()
             self.start()
@@ -425,7 +431,9 @@ class ForkServer:
             if raw_counts:  # (measuring the harness, while starting: the start fails)
                 raise SandboxUnavailable(f"the counted fork server failed: {exc}") from exc
             self.restart()
+            aborts.check(abort)  # (killing a counted run's handler stops its zygote)
             raise SandboxCrashed(f"the fork server failed: {exc}") from exc
+        aborts.check(abort)  # a run killed by its abort is no verdict
         if "compile_error" in reply:
             return RawRun(compile_error=reply["compile_error"])
         stdout, stderr, result = payloads[:3]
@@ -455,8 +463,7 @@ class ForkServer:
     ) -> tuple[dict, list[bytes]]:
         """The one reply to request ``request_id`` (None: the greeting). A reply to any other
         request means the channel is out of step: SandboxCrashed, and the caller restarts."""
-        ready, _, _ = select.select([self._reply_r], [], [], timeout_s)
-        if not ready:
+        if not self._wait_for_reply(timeout_s, request_id is not None):
             raise SandboxCrashed(f"no answer within {timeout_s:.0f} s")
         try:
             reply, payloads = wire.read_message(self._reply_r)
@@ -466,6 +473,35 @@ class ForkServer:
             got = reply.get("id") if isinstance(reply, dict) else None
             raise SandboxCrashed(f"a reply to request {got!r} while waiting for {request_id!r}")
         return reply, payloads
+
+    def _wait_for_reply(self, timeout_s: float, abortable: bool) -> bool:
+        """Whether a reply came within ``timeout_s``. Waiting for a run (``abortable``) under
+        an abort: once it is cancelled, the running test is killed every ``POLL_S`` until the
+        zygote answers (a process forked after one sweep dies in the next)."""
+        abort = self.abort if abortable else None
+        if abort is None:
+            return bool(select.select([self._reply_r], [], [], timeout_s)[0])
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if abort.cancelled:
+                self.kill_running()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            if select.select([self._reply_r], [], [], min(left, aborts.POLL_S))[0]:
+                return True
+
+    def kill_running(self) -> int:
+        """SIGKILL every process of the test running now (how many were signalled): the
+        zygote's children and everything below them (a counted zygote's children are the
+        request handlers: what they fork). Between requests the zygote holds only its spare,
+        which it replaces when it finds it dead."""
+        proc = self._proc
+        if proc is None:
+            return 0
+        zygote_depth = 1 if self.probe.namespaces else 0  # (under ``unshare --fork``)
+        program_depth = 2 if self.counting else 1
+        return aborts.kill_descendants(proc.pid, zygote_depth + program_depth)
 
     def _stderr_tail(self) -> str:
         self._stderr.seek(0)

@@ -7,7 +7,8 @@ outcome turned into the closed set of verdicts — limits, the problem's checker
 output validator), every repeat judged on its own output, the intended limit, and the
 instruction count of a counted run. The sandboxed program never sees expected outputs.
 
-It does not own workers, queues, cancellation or the health of fork servers: the pool
+It does not own workers, queues, cancellation (it only stops between tests once the server's
+``abort`` is cancelled: ``execrl.sandbox.abort``) or the health of fork servers: the pool
 (``execrl.sandbox.pool``) takes a free worker, gives it here with that worker's counted server,
 and starts, pins and closes them. The request and result types are in
 ``execrl.sandbox.protocol``.
@@ -25,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from execrl.problems.models import AssertTest, CallTest, Checker, StdioTest, TestCase
-from execrl.sandbox import builds, counting, native_counting
+from execrl.sandbox import abort, builds, counting, native_counting
 from execrl.sandbox.compare import iter_tokens, outputs_match
 from execrl.sandbox.forkserver import ForkServer, RawRun, SandboxCrashed
 from execrl.sandbox.languages import LANGUAGES
@@ -60,10 +61,12 @@ def run_request(
     """The record of ``request`` run on ``server``, test by test (stopping at the first failure
     when the options say so). ``counter`` is the same worker's counted fork server when the
     request's timing is an instruction count and the program is Python, else None (a built
-    program is counted on ``server``); ``backend`` names the executor."""
+    program is counted on ``server``); ``backend`` names the executor. Once the server's
+    abort is cancelled, ``Aborted`` is raised between tests: the rest are skipped."""
     results = []
     prepared = prepare_program(server, request)
     for test in request.tests:
+        abort.check(server.abort)  # (a build stopped by it looks like a failed build)
         if prepared is not None and prepared.job is None:
             result = build_failure(test, prepared.info)
         else:
@@ -210,6 +213,7 @@ def capture_on(
         prepared = builds.prepare(
             server, lang, program, options, memory_mb=limits.memory_mb, files=files
         )
+        abort.check(server.abort)
         if prepared.job is None:
             return Captured(build_failure(probe, prepared.info), "", "", None, {}, prepared.info)
         code = prepared.job

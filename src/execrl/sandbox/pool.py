@@ -4,7 +4,8 @@
 (one worker per core by default), pins each to its core and keeps the caller off those cores
 when asked, queues requests for a free worker, runs batches on a thread pool (streaming
 records with a progress bar) and in asyncio, starts a worker's counted fork server on first
-use (or says why it cannot), refuses work once closed, and closes every server it started.
+use (or says why it cannot), refuses work once closed, stops a request once its ``Abort`` is
+cancelled (``execrl.sandbox.abort``), and closes every server it started.
 
 It does not own what a request means: running a request's tests on a worker's fork servers
 and deciding the verdicts is the judge's (``execrl.sandbox.judge``); the request and result
@@ -14,6 +15,7 @@ types are in ``execrl.sandbox.protocol``.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import queue
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
@@ -21,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from execrl.errors import ConfigError, ExecutionError
 from execrl.sandbox import counting
+from execrl.sandbox.abort import POLL_S, Abort
 from execrl.sandbox.batch import progress_bar
 from execrl.sandbox.builds import BuildOptions
 from execrl.sandbox.forkserver import ForkServer
@@ -85,11 +88,13 @@ class LocalExecutor(Executor):
         return self._all[0].protections if self._all else []
 
     # -- the common case ---------------------------------------------------------------------
-    def execute(self, request: ExecutionRequest) -> ExecutionRecord:
-        """Run one request on a free worker (blocks until done)."""
-        server = self._take()
+    def execute(self, request: ExecutionRequest, *, abort: Abort | None = None) -> ExecutionRecord:
+        """Run one request on a free worker (blocks until done). Once ``abort`` is cancelled
+        the request stops, waiting or running, and ``Aborted`` is raised
+        (``execrl.sandbox.abort``)."""
+        server = self._take(abort)
         try:
-            return self._execute_on(server, request)
+            return self._execute_on(server, request, abort)
         finally:
             self._servers.put(server)
 
@@ -120,11 +125,14 @@ class LocalExecutor(Executor):
         build: BuildOptions | None = None,
         files: dict[str, bytes] | None = None,
         fetch: Sequence[str] = (),
+        abort: Abort | None = None,
     ) -> Captured:
         """``capture`` with the program's stderr and exit status too (SandboxFusion's
         ``/run_code`` answers with both); ``files`` are placed in its working directory
-        first, and the ``fetch`` ones it left there come back in ``Captured.files``."""
-        server = self._take()
+        first, and the ``fetch`` ones it left there come back in ``Captured.files``.
+        ``abort`` as in ``execute``."""
+        server = self._take(abort)
+        server.abort = abort
         try:
             return capture_on(
                 server,
@@ -137,6 +145,7 @@ class LocalExecutor(Executor):
                 fetch=fetch,
             )
         finally:
+            server.abort = None
             self._servers.put(server)
 
     def run_batch(
@@ -154,9 +163,13 @@ class LocalExecutor(Executor):
                 bar.advance(task)
                 yield record
 
-    async def arun(self, request: ExecutionRequest) -> ExecutionRecord:
-        """asyncio: run one request without blocking the event loop."""
-        return await asyncio.get_running_loop().run_in_executor(self._pool, self.execute, request)
+    async def arun(
+        self, request: ExecutionRequest, *, abort: Abort | None = None
+    ) -> ExecutionRecord:
+        """asyncio: run one request without blocking the event loop (``abort`` as in
+        ``execute``)."""
+        run = functools.partial(self.execute, request, abort=abort)
+        return await asyncio.get_running_loop().run_in_executor(self._pool, run)
 
     async def arun_batch(
         self, requests: Iterable[ExecutionRequest]
@@ -165,12 +178,19 @@ class LocalExecutor(Executor):
         for next_done in asyncio.as_completed([self.arun(r) for r in requests]):
             yield await next_done
 
-    def _take(self) -> ForkServer:
+    def _take(self, abort: Abort | None = None) -> ForkServer:
         """A free worker; an ``ExecutionError`` once closed (a closed pool must not quietly
-        restart fork servers nobody will close)."""
+        restart fork servers nobody will close), ``Aborted`` once ``abort`` is cancelled."""
         if self._closed:
             raise ExecutionError("this LocalExecutor is closed; open a new one")
-        return self._servers.get()
+        if abort is None:
+            return self._servers.get()
+        while True:
+            abort.check()  # (a waiting request leaves the queue)
+            try:
+                return self._servers.get(timeout=POLL_S)
+            except queue.Empty:
+                continue
 
     def close(self) -> None:
         self._closed = True
@@ -184,16 +204,26 @@ class LocalExecutor(Executor):
             self._host_affinity = None
 
     # -- one request on one worker -----------------------------------------------------------
-    def _execute_on(self, server: ForkServer, request: ExecutionRequest) -> ExecutionRecord:
+    def _execute_on(
+        self, server: ForkServer, request: ExecutionRequest, abort: Abort | None = None
+    ) -> ExecutionRecord:
         """The judge's record of ``request`` on ``server``, with the worker's counted server
-        (or the reason there is none) found before any work when the timing is a count."""
+        (or the reason there is none) found before any work when the timing is a count; both
+        servers stop at ``abort``."""
         timing = request.options.timing
         counter = None
         if is_counted(timing):
             counting.require_valgrind()
             if request.language == "python":  # (a built program is counted on ``server``)
                 counter = self._counter_for(server, timing)
-        record = run_request(server, request, counter=counter, backend=self.backend)
+        servers = [server] if counter is None else [server, counter]
+        for each in servers:
+            each.abort = abort
+        try:
+            record = run_request(server, request, counter=counter, backend=self.backend)
+        finally:
+            for each in servers:
+                each.abort = None
         return record.model_copy(update={"machine": executing_machine()})  # where it ran
 
     def _counter_for(self, server: ForkServer, timing: str) -> ForkServer:
