@@ -5,7 +5,9 @@ Series (all prefixed ``execrl_``):
 - ``queue_limit``, ``queue_depth`` (admitted, waiting for a worker), ``in_flight`` (running),
   ``workers`` — gauges.
 - ``executions_total`` — requests finished; ``tests_total{status=...}`` — per-test verdicts;
-  ``rejected_total`` — batches refused with 429; ``idempotent_replays_total``.
+  ``rejected_total`` — batches refused with 429; ``idempotent_replays_total``;
+  ``requests_cancelled_total{reason="abandoned"|"cancelled"}`` — requests stopped because
+  their client went away or asked (``execrl.service.cancel``).
 - ``inconclusive_ratio`` — share of all tests so far that were ``inconclusive``.
 - ``execution_seconds`` — histogram of one request's time from admission to its record.
 - ``window_tests{window="60s"}`` and ``window_rate{window="60s",kind=...}`` — over the last
@@ -20,6 +22,7 @@ from collections import Counter, deque
 from dataclasses import dataclass
 
 from execrl.sandbox.records import ExecutionRecord, Status
+from execrl.service.cancel import REASONS, reason_label
 
 LATENCY_BUCKETS_S = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 WINDOW_S = 60.0
@@ -44,6 +47,8 @@ class Metrics:
         self.executions = 0
         self.rejected = 0
         self.replays = 0
+        self.cancelled: Counter[str] = Counter(dict.fromkeys(REASONS, 0))
+        """Requests stopped by their abort, by ``reason_label``."""
         self.tests: Counter[Status] = Counter({status: 0 for status in Status})
         self._buckets = [0] * len(LATENCY_BUCKETS_S)
         self._latency_sum = 0.0
@@ -63,6 +68,10 @@ class Metrics:
             self.tests[result.status] += 1
             self._window.append(_TestEvent(now, result.status, result.fallback))
         self._trim(now)
+
+    def count_cancelled(self, reason: str) -> None:
+        """Count one request stopped for ``reason`` (an abort's)."""
+        self.cancelled[reason_label(reason)] += 1
 
     def mean_execution_s(self) -> float | None:
         return sum(self._recent) / len(self._recent) if self._recent else None
@@ -112,6 +121,13 @@ class Metrics:
             "counter",
             "batches answered from the Idempotency-Key store",
             [("", self.replays)],
+        )
+        _series(
+            lines,
+            "requests_cancelled_total",
+            "counter",
+            "requests stopped: their client went away (abandoned) or cancelled them",
+            [(f'{{reason="{reason}"}}', n) for reason, n in sorted(self.cancelled.items())],
         )
         _series(
             lines,
