@@ -10,6 +10,7 @@ from execrl.cli._common import EXIT_OK, check_range
 from execrl.cli._executor import MAX_JOBS, add_sandbox_arguments, sandbox_config
 from execrl.cli._files import writable_file
 from execrl.errors import UsageError
+from execrl.service.idempotency import DEFAULT_RETENTION_H, MAX_RETENTION_H
 
 TOKEN_ENV = "EXECRL_SERVICE_TOKEN"  # = execrl.service.wire.TOKEN_ENV (wire needs the extra)
 MAX_QUEUE_LIMIT = 1_000_000
@@ -68,6 +69,22 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="write the bound port to FILE once the server listens (useful with --port 0)",
     )
     p.add_argument(
+        "--state-dir",
+        type=Path,
+        metavar="DIR",
+        help="keep Idempotency-Keys and their records in DIR/idempotency.sqlite, so a retry "
+        "after a restart replays them; one server per DIR (default: "
+        "$XDG_STATE_HOME/execrl/serve/HOST-PORT; with --port 0, in memory only)",
+    )
+    p.add_argument(
+        "--idempotency-retention-h",
+        type=float,
+        default=DEFAULT_RETENTION_H,
+        metavar="H",
+        help="hours a batch's records are kept for a retry, from its submission "
+        f"(above 0, at most {MAX_RETENTION_H:g}; default: %(default)g)",
+    )
+    p.add_argument(
         "--log-level",
         choices=["critical", "error", "warning", "info", "debug"],
         default="warning",
@@ -89,6 +106,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     check_range("--queue-limit", args.queue_limit, 1, MAX_QUEUE_LIMIT, "requests")
     check_range("--max-body-mb", args.max_body_mb, 1, MAX_BODY_MB, "MB")
     writable_file(args.port_file, "--port-file")
+    if not 0 < args.idempotency_retention_h <= MAX_RETENTION_H:
+        raise UsageError(
+            f"--idempotency-retention-h {args.idempotency_retention_h:g}: expected above 0 "
+            f"and at most {MAX_RETENTION_H:g} hours"
+        )
     config = sandbox_config(args)
     if args.solvers:
         from execrl.rewards.solver.execution import solver_sandbox_config
@@ -106,6 +128,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         log_level=args.log_level,
         config=config,
         insecure_no_auth=args.insecure_no_auth,
+        state_dir=args.state_dir,
+        idempotency_retention_h=args.idempotency_retention_h,
     )
     return EXIT_OK
 

@@ -5,7 +5,8 @@ Basic from a URL's user-info, or a ``/t/TOKEN/`` path prefix) and the request si
 Errors a client causes are one-line JSON bodies ``{"error": "..."}`` with the right status:
 401 (no or wrong token), 413 (body over the limit), 409 (an Idempotency-Key reused for another
 body), 422 (a malformed body: FastAPI's detail names the field's location), 429 with
-``Retry-After`` (the queue is full), 503 (draining after SIGTERM).
+``Retry-After`` (the queue is full), 503 (draining after SIGTERM; or, with ``Retry-After``,
+the idempotency store failing: ``execrl.service.idempotency``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from execrl.sandbox.limits import COUNTED_TIMINGS
 from execrl.sandbox.machine import MachineFingerprint
 from execrl.service import sandbox_fusion
 from execrl.service.auth import TokenAuth
+from execrl.service.idempotency import StateStoreFailed
 from execrl.service.state import (
     BatchTooLarge,
     Draining,
@@ -98,7 +100,7 @@ def _add_routes(app: FastAPI) -> None:
         request: Request,
         idempotency_key: str | None = Header(default=None, alias=IDEMPOTENCY_HEADER),
     ) -> StreamingResponse:
-        tasks = _service(request).submit_batch(batch.requests, idempotency_key)
+        tasks = await _service(request).submit_batch(batch.requests, idempotency_key)
         return StreamingResponse(_stream(tasks), media_type=NDJSON)
 
     @app.post("/v1/capture")
@@ -173,6 +175,10 @@ def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(Draining)
     async def draining(_request: Request, exc: Draining) -> JSONResponse:
         return _error(503, str(exc), {"Retry-After": "1"})
+
+    @app.exception_handler(StateStoreFailed)
+    async def state_failed(_request: Request, exc: StateStoreFailed) -> JSONResponse:
+        return _error(503, str(exc), {"Retry-After": str(exc.retry_after_s)})
 
     @app.exception_handler(IdempotencyConflict)
     async def conflict(_request: Request, exc: IdempotencyConflict) -> JSONResponse:

@@ -30,6 +30,12 @@ from execrl.sandbox.isolation import SandboxConfig
 from execrl.sandbox.pool import LocalExecutor
 from execrl.service.app import DEFAULT_MAX_BODY_BYTES, create_app
 from execrl.service.auth import AUTH_FORMS, check_bind
+from execrl.service.idempotency import (
+    DEFAULT_RETENTION_H,
+    DurableKeys,
+    check_retention_h,
+    default_state_dir,
+)
 from execrl.service.state import Service
 
 DEFAULT_HOST = "127.0.0.1"
@@ -48,15 +54,36 @@ def serve(
     log_level: str = "warning",
     config: SandboxConfig | None = None,
     insecure_no_auth: bool = False,
+    state_dir: str | Path | None = None,
+    idempotency_retention_h: float = DEFAULT_RETENTION_H,
 ) -> None:
     """Serve execrl's API on ``host:port`` until SIGTERM/SIGINT (``port=0``: a free port,
     written to ``port_file`` once it is bound, before the server answers). A ``host`` other
-    machines can reach needs ``token`` unless ``insecure_no_auth`` (a UsageError otherwise)."""
+    machines can reach needs ``token`` unless ``insecure_no_auth`` (a UsageError otherwise).
+    Idempotency keys are kept ``idempotency_retention_h`` hours in ``state_dir`` (default
+    ``default_state_dir(host, port)``; with ``port=0`` and no ``state_dir``, in memory only:
+    a restart gets another port, where no retry could find them)."""
     check_bind(host, token, insecure_no_auth)
+    check_retention_h(idempotency_retention_h)
     sock = bind(host, port)
+    if state_dir is None and port != 0:
+        state_dir = default_state_dir(host, port)
+    try:
+        keys = (
+            None
+            if state_dir is None
+            else DurableKeys(state_dir, retention_h=idempotency_retention_h)
+        )
+    except BaseException:
+        sock.close()
+        raise
     executor = LocalExecutor(workers=workers, reserve_host_core=True, config=config)
     try:
-        service = Service(executor, queue_limit=queue_limit)
+        service = Service(
+            executor,
+            queue_limit=queue_limit,
+            durable_keys=keys,
+        )
         app = create_app(service, token=token, max_body_bytes=max_body_bytes)
         settings = uvicorn.Config(
             app, log_level=log_level, lifespan="off", timeout_keep_alive=30, access_log=False
@@ -68,7 +95,7 @@ def serve(
         print(
             f"execrl serve: http://{host}:{bound} · {executor.workers} sandbox workers on cores "
             f"{executor.cores[: executor.workers]} · queue {service.queue_limit} · "
-            f"auth {_auth_line(token)} · SIGTERM drains",
+            f"auth {_auth_line(token)} · SIGTERM drains · keys {_keys_line(keys)}",
             file=sys.stderr,
             flush=True,
         )
@@ -76,6 +103,15 @@ def serve(
     finally:
         executor.close()
         sock.close()
+        if keys is not None:
+            keys.close()
+
+
+def _keys_line(keys: DurableKeys | None) -> str:
+    """Where idempotency keys are kept, for the start-up line."""
+    if keys is None:
+        return "in memory"
+    return f"{keys.state_dir} ({keys.retention_s / 3600:g} h)"
 
 
 def _auth_line(token: str | None) -> str:

@@ -6,8 +6,10 @@ batch is admitted whole or refused whole (``QueueFull``, which the HTTP layer an
 and ``Retry-After``), so the server never holds an unbounded backlog. Once admitted, every
 request runs as its own task, independent of the client's connection: a client that drops
 and retries with the same ``Idempotency-Key`` gets the records of the first attempt, never a
-second execution. Any failure of the machinery (a crashed sandbox, a bug) becomes an
-``inconclusive`` record, never an exception for the client and never a wrong answer.
+second execution (with a ``DurableKeys`` store, also after a restart:
+``execrl.service.idempotency``). Any failure of the machinery (a crashed sandbox, a bug)
+becomes an ``inconclusive`` record, never an exception for the client and never a wrong
+answer.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import logging
 import math
 import time
 from collections import OrderedDict
@@ -32,9 +35,11 @@ from execrl.sandbox.records import (
     TestResult,
     inconclusive_record,
 )
+from execrl.service.idempotency import RESTARTED, DurableKeys, StateStoreFailed, StoredBatch
 from execrl.service.metrics import Metrics
 
 T = TypeVar("T")
+_log = logging.getLogger("execrl.serve")
 
 QUEUE_PER_WORKER = 32
 """Default queue limit per worker: deep enough that 128 concurrent single-program clients
@@ -82,7 +87,7 @@ class _Batch:
     """An admitted batch, remembered under its idempotency key."""
 
     body_hash: str
-    tasks: list[asyncio.Task[bytes]]
+    tasks: list[asyncio.Future[bytes]]
     used: float = field(default_factory=time.monotonic)
     """When it was stored or last replayed (the TTL runs from there)."""
 
@@ -147,7 +152,13 @@ def body_hash(batch_requests: list[ExecutionRequest]) -> str:
 class Service:
     """One executor behind a bounded queue (see the module docstring)."""
 
-    def __init__(self, executor: Executor, *, queue_limit: int | None = None) -> None:
+    def __init__(
+        self,
+        executor: Executor,
+        *,
+        queue_limit: int | None = None,
+        durable_keys: DurableKeys | None = None,
+    ) -> None:
         if queue_limit is not None and queue_limit < 1:
             raise UsageError(f"queue limit must be at least 1 (got {queue_limit})")
         self.executor = executor
@@ -159,6 +170,8 @@ class Service:
         self.in_flight = 0
         self._workers: asyncio.Semaphore | None = None  # made on the serving event loop
         self._idempotency = _IdempotencyStore()
+        self.durable_keys = durable_keys
+        self._keyed: asyncio.Lock | None = None  # made on the serving event loop
         self._tasks: set[asyncio.Task] = set()
 
     # -- the two calls every endpoint uses -------------------------------------------------
@@ -208,30 +221,92 @@ class Service:
             self._release()
 
     # -- batches -------------------------------------------------------------------------
-    def submit_batch(
+    async def submit_batch(
         self, requests: list[ExecutionRequest], key: str | None = None
-    ) -> list[asyncio.Task[bytes]]:
+    ) -> list[asyncio.Future[bytes]]:
         """Admit a batch whole and start it: its per-index tasks, each ending with its record
         as JSON (those of the batch already stored under ``key``, if any: a replay needs no
-        admission). Raises ``QueueFull``, ``Draining``, ``BatchTooLarge`` or
-        ``IdempotencyConflict``. Stored records are kept as JSON: a sixth of the memory of
-        the record objects."""
-        digest = body_hash(requests) if key else ""
-        if key:
+        admission). Raises ``QueueFull``, ``Draining``, ``BatchTooLarge``,
+        ``IdempotencyConflict`` or ``StateStoreFailed`` (its places given back). Stored
+        records are kept as JSON: a sixth of the memory of the record objects."""
+        if not key:
+            return self._admit_and_start(requests)
+        if self._keyed is None:
+            self._keyed = asyncio.Lock()
+        async with self._keyed:  # one keyed batch at a time: a key is looked up, then stored
+            digest = body_hash(requests)
             stored = self._idempotency.get(key, digest)
+            if stored is None and self.durable_keys is not None:
+                stored = await self._stored_batch(self.durable_keys, key, digest, requests)
             if stored is not None:
                 self.metrics.replays += 1
                 return stored.tasks
+            tasks = await self._admit_and_start_keyed(requests, key, digest)
+            self._idempotency.put(key, _Batch(digest, tasks))
+            return tasks
+
+    def _admit_and_start(self, requests: list[ExecutionRequest]) -> list[asyncio.Future[bytes]]:
+        self._admit_batch(requests)
+        return self._start_batch(requests)
+
+    def _admit_batch(self, requests: list[ExecutionRequest]) -> None:
         if len(requests) > self.queue_limit:
             raise BatchTooLarge(
                 f"requests: a batch of {len(requests)} is larger than this server's queue "
                 f"limit {self.queue_limit} (see /v1/info); split it"
             )
         self.admit(len(requests))
-        tasks = [self._start(self._run_to_json(request)) for request in requests]
-        if key:
-            self._idempotency.put(key, _Batch(digest, tasks))
-        return tasks
+
+    def _start_batch(
+        self, requests: list[ExecutionRequest], key: str | None = None
+    ) -> list[asyncio.Future[bytes]]:
+        return [
+            self._start(self._run_to_json(request, key, index))
+            for index, request in enumerate(requests)
+        ]
+
+    async def _admit_and_start_keyed(
+        self, requests: list[ExecutionRequest], key: str, digest: str
+    ) -> list[asyncio.Future[bytes]]:
+        """Admit, store the key durably (its places given back if that fails), start."""
+        store = self.durable_keys
+        self._admit_batch(requests)  # first: a full queue is a 429 whatever the store says
+        if store is None:
+            return self._start_batch(requests)
+        try:
+            await store.run(store.begin, key, digest, len(requests))
+        except BaseException:
+            self.admitted -= len(requests)  # nothing of it runs: give its places back
+            raise
+        return self._start_batch(requests, key)
+
+    async def _stored_batch(
+        self, store: DurableKeys, key: str, digest: str, requests: list[ExecutionRequest]
+    ) -> _Batch | None:
+        """The batch ``store`` holds under ``key`` as finished futures (a request without a
+        record: inconclusive, ``RESTARTED``), kept in memory from here on."""
+        found: StoredBatch | None = await store.run(store.find, key)
+        if found is None:
+            return None
+        if found.body_hash != digest or found.size != len(requests):
+            raise IdempotencyConflict(
+                f"Idempotency-Key {key[:80]!r} was used for a different batch"
+            )
+        loop = asyncio.get_running_loop()
+        futures: list[asyncio.Future[bytes]] = []
+        for index, request in enumerate(requests):
+            future: asyncio.Future[bytes] = loop.create_future()
+            future.set_result(found.records.get(index) or self._restarted_json(request))
+            futures.append(future)
+        batch = _Batch(digest, futures)
+        self._idempotency.put(key, batch)
+        return batch
+
+    def _restarted_json(self, request: ExecutionRequest) -> bytes:
+        record = inconclusive_record(
+            request, RESTARTED, backend=self.executor.backend, isolation=self.executor.isolation
+        )
+        return record.model_dump_json().encode()
 
     # -- admission -------------------------------------------------------------------------
     def admit(self, count: int) -> None:
@@ -280,8 +355,18 @@ class Service:
         self.metrics.observe(record, time.monotonic() - started)
         return record
 
-    async def _run_to_json(self, request: ExecutionRequest) -> bytes:
-        return (await self._run(request)).model_dump_json().encode()
+    async def _run_to_json(
+        self, request: ExecutionRequest, key: str | None = None, index: int = 0
+    ) -> bytes:
+        """The record as JSON; under a durable ``key``, stored before it is returned (a store
+        that fails then is logged: after a restart that record is unknown, never rerun)."""
+        record_json = (await self._run(request)).model_dump_json().encode()
+        if key is not None and self.durable_keys is not None:
+            try:
+                await self.durable_keys.run(self.durable_keys.put_record, key, index, record_json)
+            except StateStoreFailed as exc:
+                _log.warning("record %d of key %.80r not stored: %s", index, key, exc)
+        return record_json
 
     async def _execute_safely(self, request: ExecutionRequest) -> ExecutionRecord:
         try:
