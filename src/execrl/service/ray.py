@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import itertools
 import logging
@@ -32,6 +33,7 @@ import os
 import socket
 import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -39,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from execrl.errors import ExecutionError, UsageError
+from execrl.sandbox.abort import Abort, Aborted
 from execrl.sandbox.batch import progress_bar
 from execrl.sandbox.builds import BuildOptions
 from execrl.sandbox.isolation import SandboxConfig
@@ -98,6 +101,7 @@ class NodeWorker:
         self._executor = LocalExecutor(workers=workers, cores=self._cores, config=config)
         self._executed = 0
         self._count_lock = threading.Lock()
+        self._aborts: dict[str, Abort] = {}  # cancel id -> its request's abort
 
     @ray.method(concurrency_group="control")
     def describe(self) -> dict[str, Any]:
@@ -116,6 +120,35 @@ class NodeWorker:
         with self._count_lock:
             self._executed += 1
         return record
+
+    def execute_abortable(self, request: str, cancel_id: str) -> str:
+        """One request (as JSON) that ``cancel(cancel_id)`` stops, waiting or running (its
+        program killed on this node); its record as JSON, ``inconclusive`` with the reason
+        when it was stopped."""
+        parsed = ExecutionRequest.model_validate_json(request)
+        abort = self._abort_of(cancel_id)
+        try:
+            record = self._executor.execute(parsed, abort=abort)
+        except Aborted as exc:
+            record = inconclusive_record(
+                parsed, str(exc), backend=BACKEND, isolation=self._executor.isolation
+            )
+        finally:
+            with self._count_lock:
+                self._aborts.pop(cancel_id, None)
+                self._executed += 1
+        return record.model_dump_json()
+
+    @ray.method(concurrency_group="control")
+    def cancel(self, cancel_ids: list[str], reason: str) -> None:
+        """Stop the requests sent with ``cancel_ids`` (one not started yet stops as it
+        starts)."""
+        for cancel_id in cancel_ids:
+            self._abort_of(cancel_id).cancel(reason)
+
+    def _abort_of(self, cancel_id: str) -> Abort:
+        with self._count_lock:
+            return self._aborts.setdefault(cancel_id, Abort())
 
     def execute_many(self, requests: list[str]) -> list[str]:
         """Several requests (as JSON) in one call, on all of this node's workers; their
@@ -182,6 +215,10 @@ class _Job:
     budget_s: float
     attempts: int = 0
     avoid: _Slot | None = None
+    abort: Abort | None = None
+    """The caller's stop flag (an ``execute_abortable`` job): once cancelled, the job is
+    dropped if it waits, or cancelled on its actor (its program killed there)."""
+    cancel_sent: bool = False
 
 
 @dataclass(eq=False)
@@ -262,9 +299,14 @@ class RayExecutor(Executor):
         return self._isolation
 
     # -- the common case ---------------------------------------------------------------------
-    def execute(self, request: ExecutionRequest) -> ExecutionRecord:
-        """Run one request on the least busy live actor (blocks until done)."""
-        return _only(self._stream([_execute_job(0, request)]))
+    def execute(self, request: ExecutionRequest, *, abort: Abort | None = None) -> ExecutionRecord:
+        """Run one request on the least busy live actor (blocks until done). Once ``abort``
+        is cancelled, the request stops: Ray drops its call if the actor has not started it
+        (``ray.cancel``) and the actor kills its program; its record is ``inconclusive``
+        with the abort's reason."""
+        if abort is None:
+            return _only(self._stream([_execute_job(0, request)]))
+        return _only(self._stream([_abortable_job(request, abort)]))
 
     def capture(
         self, program: str, stdin: str, limits: Limits | None = None
@@ -326,11 +368,13 @@ class RayExecutor(Executor):
                     yield finished.pop(next_index)
                     next_index += 1
 
-    async def arun(self, request: ExecutionRequest) -> ExecutionRecord:
-        """asyncio: run one request without blocking the event loop."""
-        return await asyncio.get_running_loop().run_in_executor(
-            self._threads, self.execute, request
-        )
+    async def arun(
+        self, request: ExecutionRequest, *, abort: Abort | None = None
+    ) -> ExecutionRecord:
+        """asyncio: run one request without blocking the event loop (``abort`` as in
+        ``execute``)."""
+        run = functools.partial(self.execute, request, abort=abort)
+        return await asyncio.get_running_loop().run_in_executor(self._threads, run)
 
     async def arun_batch(
         self, requests: Iterable[ExecutionRequest]
@@ -386,6 +430,8 @@ class RayExecutor(Executor):
         try:
             while pending or running:
                 self._check_probes()
+                yield from _drop_cancelled(pending)
+                self._cancel_running(running)
                 self._dispatch(pending, running)
                 if not running:
                     if self._usable():
@@ -418,6 +464,9 @@ class RayExecutor(Executor):
             try:
                 results = _call_results(run, ray.get(ref))
             except RayError as exc:
+                if _cancelled(run.jobs):  # (ray.cancel'ed: no retry)
+                    yield from ((job.index, job.lost(job.abort.reason)) for job in run.jobs)
+                    continue
                 failed.append((run, _reason(exc)))
                 continue
             for job, result in zip(run.jobs, results, strict=True):
@@ -438,6 +487,19 @@ class RayExecutor(Executor):
                     pending.appendleft(job)
                 else:
                     yield job.index, job.lost(f"Ray actor failed twice: {reason}")
+
+    def _cancel_running(self, running: dict[Any, _Running]) -> None:
+        """Cancel the calls whose job's abort was cancelled, once each: ``ray.cancel``
+        (the actor drops a call it has not started) and the actor's ``cancel`` (it kills
+        the program of one it has)."""
+        for ref, run in running.items():
+            job = run.jobs[0]  # (an abortable job travels alone)
+            if job.abort is None or job.cancel_sent or not job.abort.cancelled:
+                continue
+            job.cancel_sent = True
+            with contextlib.suppress(RayError, TypeError, ValueError):
+                run.slot.actor.cancel.remote([job.args[1]], job.abort.reason)
+                ray.cancel(ref)
 
     def _dispatch(self, pending: deque[_Job], running: dict[Any, _Running]) -> None:
         """Send pending jobs to live actors with free workers (most free first, not back to
@@ -712,6 +774,25 @@ def _execute_job(index: int, request: ExecutionRequest) -> _Job:
 
     budget = _budget_s(request.limits, len(request.tests), request.options.repeats)
     return _Job(index, BATCHED, (request.model_dump_json(),), lost, budget)
+
+
+def _abortable_job(request: ExecutionRequest, abort: Abort) -> _Job:
+    """A job for ``NodeWorker.execute_abortable``: one request to a call, with a cancel id."""
+    job = _execute_job(0, request)
+    job.method, job.args = "execute_abortable", (job.args[0], uuid.uuid4().hex)
+    job.abort = abort
+    return job
+
+
+def _cancelled(jobs: list[_Job]) -> bool:
+    return all(job.abort is not None and job.abort.cancelled for job in jobs)
+
+
+def _drop_cancelled(pending: deque[_Job]) -> Iterator[tuple[int, Any]]:
+    """Take the jobs whose abort was cancelled out of ``pending``: their results."""
+    for job in [job for job in pending if _cancelled([job])]:
+        pending.remove(job)
+        yield job.index, job.lost(job.abort.reason)
 
 
 def _execute_jobs(requests: list[ExecutionRequest]) -> list[_Job]:
