@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import os
 import textwrap
+import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from execrl.problems import StdioTest
@@ -91,6 +93,29 @@ def test_every_cgroup_protection_comes_from_the_unified_tree(server):
     lines = run["stdout"].splitlines()
     assert len(lines) == 1 and lines[0].startswith("0::/"), run
     assert lines[0].endswith(f"/{worker.name}/test"), run
+
+
+def test_the_compiler_starts_under_the_sandbox_pids_max(server):
+    """The zygote's compiler (a second sandboxed process) joins ``server`` at its start, as the
+    zygote does: on v2 it once stayed in the host's cgroup, outside pids.max."""
+    worker = worker_dir(server)
+    assert server._compiler is not None
+    compiler = psutil.Process(server._compiler.pid)
+    deadline = time.monotonic() + 60  # a bound on the compiler's start-up, not a timing
+    while True:
+        inner = [p.pid for p in compiler.children(recursive=True)]
+        joined = [pid for pid in inner if cgroup_of(pid).endswith(f"/{worker.name}/server")]
+        if (inner and joined == inner) or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert inner and joined == inner, [(pid, cgroup_of(pid)) for pid in inner]
+
+
+def cgroup_of(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cgroup").read_text().strip()
+    except OSError:
+        return ""
 
 
 def test_memory_max_is_the_limit_during_a_run_and_swap_is_off(server):
