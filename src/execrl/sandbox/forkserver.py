@@ -521,9 +521,14 @@ class ForkServer:
         self._cgroup_dirs.append(path)  # removed on close, with the accounting cgroups
         unified = [r.path for r in (self.probe.cpu_cgroup, self.probe.memory_cgroup) if r]
         if root in unified and (root / "cgroup.controllers").exists():
-            # cgroup2, one tree: this directory is also the accounting cgroups' parent, whose
-            # ``server`` child the zygote joins (pids.max here bounds both children)
-            return None
+            # cgroup2, one tree: this directory is also the accounting cgroups' parent (a v2
+            # cgroup holding processes cannot pass controllers on), so the zygote and its
+            # compiler start in its ``server`` child, under the pids.max here
+            try:
+                (path / "server").mkdir(exist_ok=True)
+            except OSError:
+                return None
+            return path / "server"
         return path
 
     def _allocate_uid(self) -> int:
