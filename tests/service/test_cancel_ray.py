@@ -30,9 +30,11 @@ STOPPED_WITHIN_S = 30.0
 
 @pytest.fixture(scope="module")
 def executor():
-    with ray_cluster(nodes=1, cpus_per_node=1) as cluster:
-        with RayExecutor(cluster.address, workers_per_node=1) as ray_executor:
-            yield ray_executor
+    with (
+        ray_cluster(nodes=1, cpus_per_node=1) as cluster,
+        RayExecutor(cluster.address, workers_per_node=1) as ray_executor,
+    ):
+        yield ray_executor
     assert cluster.leftover_pids() == []
 
 

@@ -15,6 +15,7 @@ from execrl.service.idempotency import DEFAULT_RETENTION_H, MAX_RETENTION_H
 TOKEN_ENV = "EXECRL_SERVICE_TOKEN"  # = execrl.service.wire.TOKEN_ENV (wire needs the extra)
 MAX_QUEUE_LIMIT = 1_000_000
 MAX_BODY_MB = 4096
+MAX_GRACE_S = 600
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -85,6 +86,15 @@ def register(commands: argparse._SubParsersAction) -> None:
         f"(above 0, at most {MAX_RETENTION_H:g}; default: %(default)g)",
     )
     p.add_argument(
+        "--abandon-grace-s",
+        type=float,
+        default=2.0,
+        metavar="S",
+        help="seconds a batch sent with an Idempotency-Key keeps running after its client went "
+        "away, waiting for a retry with the same key; a batch without a key stops at once "
+        "(0 to 600; default: %(default)g)",
+    )
+    p.add_argument(
         "--log-level",
         choices=["critical", "error", "warning", "info", "debug"],
         default="warning",
@@ -105,6 +115,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     check_range("--workers", args.workers, 1, MAX_JOBS, "workers")
     check_range("--queue-limit", args.queue_limit, 1, MAX_QUEUE_LIMIT, "requests")
     check_range("--max-body-mb", args.max_body_mb, 1, MAX_BODY_MB, "MB")
+    check_range("--abandon-grace-s", args.abandon_grace_s, 0, MAX_GRACE_S, "seconds")
     writable_file(args.port_file, "--port-file")
     if not 0 < args.idempotency_retention_h <= MAX_RETENTION_H:
         raise UsageError(
@@ -128,6 +139,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         log_level=args.log_level,
         config=config,
         insecure_no_auth=args.insecure_no_auth,
+        abandon_grace_s=args.abandon_grace_s,
         state_dir=args.state_dir,
         idempotency_retention_h=args.idempotency_retention_h,
     )

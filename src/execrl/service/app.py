@@ -6,7 +6,12 @@ Errors a client causes are one-line JSON bodies ``{"error": "..."}`` with the ri
 401 (no or wrong token), 413 (body over the limit), 409 (an Idempotency-Key reused for another
 body), 422 (a malformed body: FastAPI's detail names the field's location), 429 with
 ``Retry-After`` (the queue is full), 503 (draining after SIGTERM; or, with ``Retry-After``,
-the idempotency store failing: ``execrl.service.idempotency``).
+the idempotency store failing: ``execrl.service.idempotency``), 404 (``DELETE
+/v1/requests/{key}`` of a key no batch has).
+
+A client that goes away stops its work (``execrl.service.cancel``): a ``/v1/execute`` stream
+that ends before its last line detaches from its batch, and ``/v1/capture``, ``/run_code`` and
+``/submit`` are watched for the client's disconnect (``_WatchDisconnect``).
 """
 
 from __future__ import annotations
@@ -23,10 +28,12 @@ from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 from execrl import __version__
 from execrl.errors import ExecrlError
 from execrl.sandbox import counting
+from execrl.sandbox.abort import Abort
 from execrl.sandbox.limits import COUNTED_TIMINGS
 from execrl.sandbox.machine import MachineFingerprint
 from execrl.service import sandbox_fusion
 from execrl.service.auth import TokenAuth
+from execrl.service.cancel import ABANDONED, request_abort
 from execrl.service.idempotency import StateStoreFailed
 from execrl.service.state import (
     BatchTooLarge,
@@ -52,6 +59,8 @@ DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024
 """The default request size limit (64 MiB: a batch of 4096 programs with their tests)."""
 OPEN_PATHS = frozenset({"/v1/health", "/v1/ping"})
 """Paths answered without a token."""
+WATCHED_PATHS = frozenset({"/v1/capture", "/run_code", "/submit"})
+"""One-answer paths that run a program: stopped when their client disconnects."""
 
 
 def timing_metrics() -> list[str]:
@@ -78,6 +87,7 @@ def create_app(
     app.include_router(sandbox_fusion.router)
     _add_error_handlers(app)
     app.add_middleware(_BodyLimit, max_body_bytes=max_body_bytes)
+    app.add_middleware(_WatchDisconnect)  # (inside TokenAuth: it sees the path it routes)
     if token:
         app.add_middleware(TokenAuth, token=token, open_paths=OPEN_PATHS)
     return app
@@ -100,8 +110,17 @@ def _add_routes(app: FastAPI) -> None:
         request: Request,
         idempotency_key: str | None = Header(default=None, alias=IDEMPOTENCY_HEADER),
     ) -> StreamingResponse:
-        tasks = await _service(request).submit_batch(batch.requests, idempotency_key)
-        return StreamingResponse(_stream(tasks), media_type=NDJSON)
+        service = _service(request)
+        tasks = await service.submit_batch(batch.requests, idempotency_key)
+        return _BatchStream(service, tasks, idempotency_key)
+
+    @app.delete("/v1/requests/{key}")
+    async def cancel(key: str, request: Request) -> JSONResponse:
+        found = _service(request).cancel_batch(key)
+        if found is None:
+            return _error(404, f"no batch under Idempotency-Key {key[:80]!r} (unknown or expired)")
+        cancelled, requests = found
+        return JSONResponse({"key": key, "requests": requests, "cancelled": cancelled})
 
     @app.post("/v1/capture")
     async def capture(body: CaptureRequest, request: Request) -> CaptureResponse:
@@ -161,6 +180,70 @@ async def _stream(tasks: list[asyncio.Task[bytes]]) -> AsyncIterator[bytes]:
     async for index, record_json in completion_order(tasks):
         yield b'{"index":%d,"record":%s}\n' % (index, record_json)
     yield encode_line(DoneLine(count=len(tasks)))
+
+
+class _BatchStream(StreamingResponse):
+    """A batch's NDJSON stream, attached to its batch while it is open: when it ends before
+    its last line (the client disconnected or timed out), the service decides whether the
+    batch is abandoned (``Cancellations.detach``)."""
+
+    def __init__(
+        self, service: Service, tasks: list[asyncio.Future[bytes]], key: str | None
+    ) -> None:
+        super().__init__(_stream(tasks), media_type=NDJSON)
+        self._cancellations = service.cancellations
+        self._tasks, self._key = tasks, key
+        self._cancellations.attach(key)
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._cancellations.detach(self._key, self._tasks)
+
+
+class _WatchDisconnect:
+    """ASGI middleware for WATCHED_PATHS: the request gets an ``Abort`` (as
+    ``request_abort``, which the service's calls take), cancelled when the client disconnects
+    before its answer was sent. After the body, the only message ``receive`` can bring is the
+    disconnect, so a task waits for it."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http" or scope["path"] not in WATCHED_PATHS:
+            await self.app(scope, receive, send)
+            return
+        abort, body_read = Abort(), asyncio.Event()
+
+        async def receive_body() -> dict[str, Any]:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                abort.cancel(ABANDONED)
+            elif not message.get("more_body"):
+                body_read.set()
+            return message
+
+        async def answered(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                watcher.cancel()  # (answered: a disconnect now stops nothing)
+            await send(message)
+
+        watcher = asyncio.ensure_future(_watch(receive, body_read, abort))
+        token = request_abort.set(abort)
+        try:
+            await self.app(scope, receive_body, answered)
+        finally:
+            request_abort.reset(token)
+            watcher.cancel()
+
+
+async def _watch(receive: Callable, body_read: asyncio.Event, abort: Abort) -> None:
+    """Once the body is read, wait for the client's disconnect and cancel ``abort``."""
+    await body_read.wait()
+    if (await receive())["type"] == "http.disconnect":
+        abort.cancel(ABANDONED)
 
 
 def _service(request: Request) -> Service:

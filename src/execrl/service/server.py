@@ -30,6 +30,7 @@ from execrl.sandbox.isolation import SandboxConfig
 from execrl.sandbox.pool import LocalExecutor
 from execrl.service.app import DEFAULT_MAX_BODY_BYTES, create_app
 from execrl.service.auth import AUTH_FORMS, check_bind
+from execrl.service.cancel import ABANDON_GRACE_S
 from execrl.service.idempotency import (
     DEFAULT_RETENTION_H,
     DurableKeys,
@@ -56,13 +57,15 @@ def serve(
     insecure_no_auth: bool = False,
     state_dir: str | Path | None = None,
     idempotency_retention_h: float = DEFAULT_RETENTION_H,
+    abandon_grace_s: float = ABANDON_GRACE_S,
 ) -> None:
     """Serve execrl's API on ``host:port`` until SIGTERM/SIGINT (``port=0``: a free port,
     written to ``port_file`` once it is bound, before the server answers). A ``host`` other
     machines can reach needs ``token`` unless ``insecure_no_auth`` (a UsageError otherwise).
     Idempotency keys are kept ``idempotency_retention_h`` hours in ``state_dir`` (default
     ``default_state_dir(host, port)``; with ``port=0`` and no ``state_dir``, in memory only:
-    a restart gets another port, where no retry could find them)."""
+    a restart gets another port, where no retry could find them). A keyed batch whose client
+    went away is cancelled after ``abandon_grace_s`` unless a retry re-attaches to it."""
     check_bind(host, token, insecure_no_auth)
     check_retention_h(idempotency_retention_h)
     sock = bind(host, port)
@@ -83,6 +86,7 @@ def serve(
             executor,
             queue_limit=queue_limit,
             durable_keys=keys,
+            abandon_grace_s=abandon_grace_s,
         )
         app = create_app(service, token=token, max_body_bytes=max_body_bytes)
         settings = uvicorn.Config(

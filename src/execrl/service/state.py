@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
+import inspect
 import logging
 import math
 import time
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from execrl.errors import ExecrlError, UsageError
+from execrl.sandbox.abort import Abort, Aborted
 from execrl.sandbox.builds import BuildOptions
 from execrl.sandbox.limits import Limits
 from execrl.sandbox.protocol import Captured, ExecutionRequest, Executor
@@ -35,6 +37,7 @@ from execrl.sandbox.records import (
     TestResult,
     inconclusive_record,
 )
+from execrl.service.cancel import ABANDON_GRACE_S, CANCELLED, Cancellations, request_abort
 from execrl.service.idempotency import RESTARTED, DurableKeys, StateStoreFailed, StoredBatch
 from execrl.service.metrics import Metrics
 
@@ -115,6 +118,10 @@ class _IdempotencyStore:
         batch.used = time.monotonic()
         return batch
 
+    def peek(self, key: str) -> _Batch | None:
+        """The batch stored under ``key`` (None if unknown), its TTL not renewed."""
+        return self._batches.get(key)
+
     def put(self, key: str, batch: _Batch) -> None:
         self._batches[key] = batch  # a new key: get() found none
         self._held += len(batch.tasks)
@@ -158,6 +165,7 @@ class Service:
         *,
         queue_limit: int | None = None,
         durable_keys: DurableKeys | None = None,
+        abandon_grace_s: float = ABANDON_GRACE_S,
     ) -> None:
         if queue_limit is not None and queue_limit < 1:
             raise UsageError(f"queue limit must be at least 1 (got {queue_limit})")
@@ -173,12 +181,17 @@ class Service:
         self.durable_keys = durable_keys
         self._keyed: asyncio.Lock | None = None  # made on the serving event loop
         self._tasks: set[asyncio.Task] = set()
+        self.cancellations = Cancellations(abandon_grace_s)
+        """The batch requests' aborts and who watches them (``execrl.service.cancel``)."""
 
     # -- the two calls every endpoint uses -------------------------------------------------
-    async def execute(self, request: ExecutionRequest) -> ExecutionRecord:
-        """Run one request (raises ``QueueFull`` or ``Draining`` when it is not admitted)."""
+    async def execute(
+        self, request: ExecutionRequest, *, abort: Abort | None = None
+    ) -> ExecutionRecord:
+        """Run one request (raises ``QueueFull`` or ``Draining`` when it is not admitted);
+        stopped once ``abort`` (default: the HTTP request's, ``request_abort``) is cancelled."""
         self.admit(1)
-        return await self._spawn(request)
+        return await self._spawn(request, abort or request_abort.get())
 
     async def capture(
         self, program: str, stdin: str, limits: Limits | None = None
@@ -198,23 +211,32 @@ class Service:
         build: BuildOptions | None = None,
         files: dict[str, bytes] | None = None,
         fetch: Sequence[str] = (),
+        abort: Abort | None = None,
     ) -> Captured:
         """``capture`` with the program's stderr and exit status (``/run_code``), in
         ``language`` (built with ``build``), ``files`` placed in its working directory and the
-        ``fetch`` ones it left there read back (the executor's ``capture_streams``)."""
+        ``fetch`` ones it left there read back (the executor's ``capture_streams``); stopped
+        as ``execute`` is by ``abort``."""
         self.admit(1)
+        abort = abort or request_abort.get()
         run = functools.partial(
             self.executor.capture_streams,  # type: ignore[attr-defined]
             language=language,
             build=build,
             files=files,
             fetch=fetch,
+            **_abort_argument(self.executor.capture_streams, abort),  # type: ignore[attr-defined]
         )
         try:
-            async with self._worker_slot():
-                return await asyncio.to_thread(run, program, stdin, limits)
+            async with self._worker_slot(abort):
+                captured = await asyncio.to_thread(run, program, stdin, limits)
+            _check_stopped(abort)
+            return captured
         except Exception as exc:  # the sandbox or execrl failed, not the program
             reason = f"execrl could not run the program: {type(exc).__name__}: {exc}"
+            if isinstance(exc, Aborted):
+                reason = str(exc)
+                self.metrics.count_cancelled(reason)
             unknown = TestResult(test_id="capture", status=Status.INCONCLUSIVE, detail=reason)
             return Captured(result=unknown, stdout="", stderr="", exit_code=None)
         finally:
@@ -260,10 +282,21 @@ class Service:
     def _start_batch(
         self, requests: list[ExecutionRequest], key: str | None = None
     ) -> list[asyncio.Future[bytes]]:
-        return [
-            self._start(self._run_to_json(request, key, index))
-            for index, request in enumerate(requests)
-        ]
+        tasks: list[asyncio.Future[bytes]] = []
+        for index, request in enumerate(requests):
+            abort = Abort()
+            task = self._start(self._run_to_json(request, key, index, abort))
+            self.cancellations.track(task, abort)
+            tasks.append(task)
+        return tasks
+
+    def cancel_batch(self, key: str) -> tuple[int, int] | None:
+        """``DELETE /v1/requests/{key}``: stop the unfinished requests of the batch under
+        ``key`` at once; (requests stopped, requests in the batch), None if no batch has it."""
+        batch = self._idempotency.peek(key)
+        if batch is None:
+            return None
+        return self.cancellations.cancel(batch.tasks, CANCELLED), len(batch.tasks)
 
     async def _admit_and_start_keyed(
         self, requests: list[ExecutionRequest], key: str, digest: str
@@ -340,27 +373,39 @@ class Service:
         task.add_done_callback(self._tasks.discard)
         return task
 
-    async def _spawn(self, request: ExecutionRequest) -> ExecutionRecord:
-        """Run an admitted request as its own task: a client that goes away does not cancel
-        an execution that already holds a worker."""
-        return await asyncio.shield(self._start(self._run(request)))
+    async def _spawn(self, request: ExecutionRequest, abort: Abort | None) -> ExecutionRecord:
+        """Run an admitted request as its own task: only its ``abort`` stops it, not the
+        cancellation of the task awaiting it."""
+        return await asyncio.shield(self._start(self._run(request, abort)))
 
-    async def _run(self, request: ExecutionRequest) -> ExecutionRecord:
+    async def _run(self, request: ExecutionRequest, abort: Abort | None = None) -> ExecutionRecord:
+        """The record of an admitted request; ``inconclusive``, ``cancelled: ...`` once
+        ``abort`` is cancelled (waiting, it leaves the queue; running, it is killed)."""
         started = time.monotonic()
         try:
-            async with self._worker_slot():
-                record = await self._execute_safely(request)
+            async with self._worker_slot(abort):
+                record = await self._execute_safely(request, abort)
+            _check_stopped(abort)
+        except Aborted as exc:
+            self.metrics.count_cancelled(str(exc))
+            record = inconclusive_record(
+                request, str(exc), backend=self.executor.backend, isolation=self.executor.isolation
+            )
         finally:
             self._release()
         self.metrics.observe(record, time.monotonic() - started)
         return record
 
     async def _run_to_json(
-        self, request: ExecutionRequest, key: str | None = None, index: int = 0
+        self,
+        request: ExecutionRequest,
+        key: str | None = None,
+        index: int = 0,
+        abort: Abort | None = None,
     ) -> bytes:
         """The record as JSON; under a durable ``key``, stored before it is returned (a store
         that fails then is logged: after a restart that record is unknown, never rerun)."""
-        record_json = (await self._run(request)).model_dump_json().encode()
+        record_json = (await self._run(request, abort)).model_dump_json().encode()
         if key is not None and self.durable_keys is not None:
             try:
                 await self.durable_keys.run(self.durable_keys.put_record, key, index, record_json)
@@ -368,9 +413,13 @@ class Service:
                 _log.warning("record %d of key %.80r not stored: %s", index, key, exc)
         return record_json
 
-    async def _execute_safely(self, request: ExecutionRequest) -> ExecutionRecord:
+    async def _execute_safely(
+        self, request: ExecutionRequest, abort: Abort | None = None
+    ) -> ExecutionRecord:
         try:
-            return await self.executor.arun(request)
+            return await self.executor.arun(request, **_abort_argument(self.executor.arun, abort))
+        except Aborted:
+            raise
         except Exception as exc:  # the machinery failed: inconclusive, never a wrong answer
             return inconclusive_record(
                 request,
@@ -379,10 +428,10 @@ class Service:
                 isolation=self.executor.isolation,
             )
 
-    def _worker_slot(self) -> _WorkerSlot:
+    def _worker_slot(self, abort: Abort | None = None) -> _WorkerSlot:
         if self._workers is None:
             self._workers = asyncio.Semaphore(self.executor.workers)
-        return _WorkerSlot(self._workers, self._count_in_flight)
+        return _WorkerSlot(self._workers, self._count_in_flight, abort)
 
     def _count_in_flight(self, change: int) -> None:
         self.in_flight += change
@@ -394,19 +443,67 @@ class Service:
 
 
 class _WorkerSlot:
-    """``async with``: hold one of the executor's workers, counted as in flight."""
+    """``async with``: hold one of the executor's workers, counted as in flight; ``Aborted``
+    (out of the queue) once ``abort`` is cancelled while it waits."""
 
-    def __init__(self, semaphore: asyncio.Semaphore, count: Callable[[int], None]) -> None:
+    def __init__(
+        self, semaphore: asyncio.Semaphore, count: Callable[[int], None], abort: Abort | None
+    ) -> None:
         self._semaphore = semaphore
         self._count = count
+        self._abort = abort
 
     async def __aenter__(self) -> None:
-        await self._semaphore.acquire()
+        if self._abort is None:
+            await self._semaphore.acquire()
+        else:
+            await _acquire_unless(self._semaphore, self._abort)
         self._count(+1)
 
     async def __aexit__(self, *exc: object) -> None:
         self._count(-1)
         self._semaphore.release()
+
+
+async def _acquire_unless(semaphore: asyncio.Semaphore, abort: Abort) -> None:
+    """Acquire ``semaphore``, or raise ``Aborted`` if ``abort`` is cancelled first."""
+    abort.check()
+    if not semaphore.locked():  # (a free worker: taken at once)
+        await semaphore.acquire()
+        return
+    loop = asyncio.get_running_loop()
+    acquiring = loop.create_task(semaphore.acquire())
+    abort.on_cancel(lambda _reason: loop.call_soon_threadsafe(acquiring.cancel))
+    try:
+        await acquiring
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if abort.cancelled and not (current is not None and current.cancelling()):
+            raise Aborted(abort.reason) from None
+        raise
+
+
+def _check_stopped(abort: Abort | None) -> None:
+    """``Aborted`` if ``abort`` was cancelled (an executor that cannot stop ran to the end:
+    what it returned is still no answer to a request given up)."""
+    if abort is not None:
+        abort.check()
+
+
+def _abort_argument(method: Callable, abort: Abort | None) -> dict[str, Abort]:
+    """``{"abort": abort}`` for an executor method that takes one (LocalExecutor's, Ray's),
+    else nothing."""
+    if abort is None or not _takes_abort(getattr(method, "__func__", method)):
+        return {}
+    return {"abort": abort}
+
+
+@functools.cache
+def _takes_abort(function: Callable) -> bool:
+    try:
+        return "abort" in inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 async def completion_order(tasks: list[asyncio.Task[T]]) -> AsyncIterator[tuple[int, T]]:
