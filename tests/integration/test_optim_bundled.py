@@ -10,6 +10,7 @@ the record. Every incorrect response must fail for exactly its stated reason.
 from __future__ import annotations
 
 import math
+import os
 import re
 import subprocess
 import sys
@@ -82,6 +83,9 @@ class Run:
 def run_code(code: str, folder: Path, limit_s: float) -> Run:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "program.py").write_text(code)
+    # The program's temporary files (PuLP's *-pulp.mps/.sol, read from $TMP or $TMPDIR) go to
+    # its folder: a run killed mid-solve left them in the host's /tmp.
+    temp = dict.fromkeys(("TMPDIR", "TMP", "TEMP"), str(folder))
     try:
         done = subprocess.run(
             [sys.executable, "program.py"],
@@ -89,6 +93,7 @@ def run_code(code: str, folder: Path, limit_s: float) -> Run:
             capture_output=True,
             text=True,
             timeout=limit_s,
+            env={**os.environ, **temp},
         )
     except subprocess.TimeoutExpired as exc:
         out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""

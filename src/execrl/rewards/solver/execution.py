@@ -16,6 +16,9 @@ tracebacks show its own line numbers). It
   only the program's own ``print`` writes to the real stdout;
 - compiles the program *inside the sandbox* (the host never compiles it: no host warnings,
   no ``-W error`` surprises) and reports a syntax error on the answer channel;
+- points ``TMPDIR``, ``TMP`` and ``TEMP`` (and PuLP's ``tmpDir`` when PuLP is preimported)
+  at the run's scratch directory, so a solver's temporary files (PuLP's ``*-pulp.mps``, …)
+  stay inside the sandbox, even from a run killed mid-solve;
 - in a ``finally`` after the program, copies ``model.lp`` (up to ``MAX_MODEL_BYTES``) to the
   answer channel between two marker lines, which the parent cuts out again.
 
@@ -305,6 +308,19 @@ def _execrl_answer_print(*args, file=None, **kwargs):
     if file is None or file is _execrl_sys.stdout or file is _execrl_sys.__stdout__:
         file = _execrl_answer
     _execrl_print(*args, file=file, **kwargs)
+
+
+# Temporary files go to the run's scratch directory (its working directory), whatever the
+# environment said: PuLP writes its .mps/.sol/.mst files to $TMP, else $TMPDIR, else /tmp
+# (read each time a solver object is made; a class default in old versions), and tempfile
+# caches the directory it found first.
+_execrl_scratch = _execrl_os.getcwd()
+for _execrl_name in ("TMPDIR", "TMP", "TEMP"):
+    _execrl_os.environ[_execrl_name] = _execrl_scratch
+if "tempfile" in _execrl_sys.modules:
+    _execrl_sys.modules["tempfile"].tempdir = None
+if "pulp" in _execrl_sys.modules:
+    _execrl_sys.modules["pulp"].LpSolver_CMD.tmpDir = _execrl_scratch
 
 
 if not hasattr(_execrl_builtins, "help"):  # python3 adds these in site (not run here)
