@@ -192,3 +192,25 @@ def test_a_campaign_through_a_local_pool_names_this_machine(tmp_path) -> None:
     assert campaign.machines == [MachineFingerprint.current()]
     assert {tuple(m.machines) for m in campaign.measurements} == {(campaign.info.machine.key,)}
     assert os.environ.get(MACHINE_ID_ENV) is None
+
+
+def test_an_eval_campaign_through_a_server_names_the_server_not_the_caller(
+    servers, tmp_path
+) -> None:
+    from execrl.evaluate import EvalFolder, ModelInfo, run_eval_campaign, samples_from_programs
+    from execrl.problems import load_bundled
+
+    problems = load_bundled(["distinct-count"])
+    folder = EvalFolder(tmp_path / "ev")
+    folder.add_samples(
+        ModelInfo(label="m", kind="programs", n=1),
+        samples_from_programs("m", {problems[0].id: [problems[0].references[0].code]}),
+        problems,
+        source="bundled",
+    )
+    a, _ = servers
+    with RemoteExecutor(a.url, fallback=False) as executor:
+        info = run_eval_campaign(folder, executor, seed=0, max_optimization_tests=1, progress=False)
+    assert info.machine["hostname"] == "node-a"
+    assert [m["hostname"] for m in info.machines] == ["node-a"]
+    assert folder.manifest().campaign.machine["hostname"] == "node-a"

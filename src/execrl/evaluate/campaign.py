@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 import time
 from datetime import UTC, datetime
+from typing import Any
 
 from execrl.errors import ExecrlError, UsageError, deprecated_names
 from execrl.evaluate.folder import (
@@ -149,6 +150,7 @@ def run_eval_campaign(
     folder.write_manifest(folder.manifest().model_copy(update={"campaign": None}))
     folder.start_campaign(settings, earlier_wall_s)
     started = time.perf_counter()
+    machines: dict[str, dict[str, Any]] = {}  # the executing machines, by key
     with (
         ResultsFile(folder.path / RECORDS_FILE, resume=resume) as records_out,
         ResultsFile(folder.path / MANIFEST_FILE, resume=resume) as manifest_out,
@@ -160,6 +162,8 @@ def run_eval_campaign(
             for (entry, _), record in zip(todo, records, strict=True):
                 records_out.write(record)  # the record first: a manifest row always has one
                 manifest_out.write(entry)
+                if record.machine is not None:
+                    machines.setdefault(record.machine.key, record.machine.model_dump())
         finally:
             folder.start_campaign(settings, earlier_wall_s + time.perf_counter() - started)
     info = CampaignInfo(
@@ -170,7 +174,8 @@ def run_eval_campaign(
         timing=timing,
         workers=executor.workers,
         max_optimization_tests=max_optimization_tests,
-        machine=MachineFingerprint.current().model_dump(),
+        machine=next(iter(machines.values()), None) or MachineFingerprint.current().model_dump(),
+        machines=list(machines.values()),
         isolation=list(executor.isolation),
         samples=sum(e.kind == "sample" for e in entries),
         references=sum(e.kind == "reference" for e in entries),

@@ -86,6 +86,10 @@ class CampaignInfo(_Model):
     max_optimization_tests: int | None = None
     """When set, only this many optimization tests per problem (smallest inputs) were run."""
     machine: dict[str, Any] = Field(default_factory=dict)
+    """The machine that ran the programs (the first of ``machines``; the caller's when no
+    record named one, as campaigns stored before executing machines were kept did)."""
+    machines: list[dict[str, Any]] = Field(default_factory=list)
+    """Every machine whose records this run of the campaign wrote (servers, Ray nodes)."""
     isolation: list[str] = Field(default_factory=list)
     samples: int
     references: int
