@@ -28,7 +28,7 @@ from execrl.evaluate.folder import (
     entry_key,
     restrict_optimization_tests,
 )
-from execrl.problems.models import Problem, ReferenceLabel
+from execrl.problems.models import Problem, ReferenceLabel, time_limit_error
 from execrl.results import ResultsFile
 from execrl.sandbox.counting import require_valgrind
 from execrl.sandbox.limits import ExecutionOptions, Limits, TimingMetric, is_counted
@@ -109,8 +109,8 @@ def run_eval_campaign(
     the records with their manifest in ``folder``, each run as it finishes. ``resume``
     continues an interrupted campaign (same settings): the runs it finished are kept, runs
     of samples replaced since are dropped, and only the others execute."""
-    if cap_s is not None and not 0 < cap_s <= 600:
-        raise UsageError(f"the cap must lie in (0, 600] seconds, got {cap_s}")
+    if cap_s is not None and (why := time_limit_error(cap_s)) is not None:
+        raise UsageError(f"`cap_s` {why}")
     if repeats < 1:
         raise UsageError(f"repeats must be >= 1, got {repeats}")
     if max_optimization_tests is not None and max_optimization_tests < 1:
