@@ -193,7 +193,7 @@ def test_features(capsys):
         (("solver", "score", "missing.jsonl"), "missing.jsonl: no such file"),
         (("solver", "features", "missing.lp"), "missing.lp: no such file"),
         (("solver", "check", "bundled", "--id", "nope"), "no problem with id 'nope'"),
-        (("solver", "check", str(PROBLEMS), "--timeout-s", "0"), "--timeout-s 0: must be more than 0"),
+        (("solver", "check", str(PROBLEMS), "--timeout-s", "0"), "--timeout-s 0: must be more"),
         (("solver", "check", str(PROBLEMS), "--workers", "0"), "--workers must be at least 1"),
         (("solver", "eval", "r.jsonl", "--tolerance-value", "-1"), "--tolerance-value must be"),
     ],
