@@ -24,9 +24,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pyarrow.parquet as pq
 import pytest
 
+from execrl.integrations.executors import _open_executor
 from execrl.integrations.verl import (
     SCORE_KEYS,
-    _open_executor,
     close_process_executors,
     compute_score,
     compute_score_async,
