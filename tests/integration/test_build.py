@@ -3,11 +3,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SUM_REFERENCES, write_sum_problem
 
 from execrl.datagen import build_tests, plan_tests, verify_problem
 from execrl.errors import ConsensusError, ProblemFormatError
 from execrl.problems import ReferenceLabel, TestGroup, read_problem_folder
+from tests.conftest import SUM_REFERENCES, write_sum_problem
 
 
 def test_plan_numbers_seeds_per_mode_across_groups(sum_problem_dir: Path):

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from execrl.envs.multiturn import FeedbackConfig, format_feedback
 from execrl.envs.outcome import Verdict
 from execrl.envs.presets import environment
-from execrl.errors import ExecrlError, LoaderError
+from execrl.errors import ExecrlError, ExecutionError, LoaderError
 from execrl.extract import extract_code
 from execrl.problems.io import BUNDLED, load_problem, load_problems
 from execrl.problems.models import Problem
@@ -217,7 +217,7 @@ def row_label(
     problem, tests included, so the row needs no problem files at training time."""
     label: dict[str, Any] = {}
     if inline:
-        label["problem"] = problem.model_dump(mode="json", exclude_defaults=True)
+        label["problem"] = problem.model_dump(mode="json")
     else:
         label["problem_id"] = problem.id
         if problem_source is not None:
@@ -321,7 +321,10 @@ def score_rows(
     for indices in by_key.values():
         first = rows[indices[0]]
         score = _score_code if first.kind == "code" else _score_solver
-        scores = score([completions[i] for i in indices], [rows[i] for i in indices], executor)
+        try:
+            scores = score([completions[i] for i in indices], [rows[i] for i in indices], executor)
+        except ExecutionError as exc:  # the sandbox or the service, not the programs
+            scores = [failed_infrastructure(rows[i], str(exc)) for i in indices]
         for i, one in zip(indices, scores, strict=True):
             results[i] = one
     return results  # type: ignore[return-value]
@@ -338,7 +341,10 @@ async def ascore_row(completion: str, row: Row, *, executor: Executor) -> RowSco
     plan = env.plan(row.problem)
     program = completion_program(completion, row)
     request = env.request(row.problem, program, plan=plan, language=row.language)
-    record = await executor.arun(request)
+    try:
+        record = await executor.arun(request)
+    except ExecutionError as exc:  # the sandbox or the service, not the program
+        return failed_infrastructure(row, str(exc), program)
     ((reward, outcome),) = rescore(row.problem, [record], env=env, reward=row.reward, plan=plan)
     return code_score(Scored(reward, outcome, record, program))
 
@@ -362,6 +368,14 @@ def feedback_message(
     if row.problem is None or score.record is None:
         return f"Your program was judged {score.status}: {score.detail}".rstrip(": ")
     return format_feedback(row.problem, score.record, config, turn=turn, max_turns=max_turns)
+
+
+def failed_infrastructure(row: Row, why: str, program: str = "") -> RowScore:
+    """The :class:`RowScore` of a completion the executor could not run at all (no server
+    answered, the pool is gone): inconclusive, with the reason."""
+    keys = SCORE_KEYS if row.kind == "code" else SOLVER_SCORE_KEYS
+    metrics = {key: 0.0 for key in keys} | {"inconclusive": 1.0}
+    return RowScore(None, metrics, "inconclusive", f"the executor failed: {why}", program)
 
 
 def code_score(scored: Scored) -> RowScore:
@@ -447,6 +461,7 @@ __all__ = [
     "ascore_row",
     "code_score",
     "completion_program",
+    "failed_infrastructure",
     "feedback_message",
     "load_row_problem",
     "parse_label",
