@@ -58,6 +58,7 @@ from execrl.sandbox.protocol import ExecutionRequest
 from execrl.sandbox.records import ExecutionRecord, Status, TestResult
 from execrl.service.sandbox_fusion_io import (
     LANGUAGE_NAMES,
+    MAX_RUN_TIMEOUT_S,
     MOUNT,
     build_options,
     decode_files,
@@ -119,7 +120,10 @@ class RunCodeRequest(BaseModel):
     language: str = Field(description=f"SandboxFusion's language name: {', '.join(LANGUAGE_NAMES)}")
     stdin: str | None = Field(default=None, description="the program's standard input")
     run_timeout: float = Field(
-        default=10, gt=0, le=600, description="wall-clock limit of the run, seconds"
+        default=10,
+        gt=0,
+        le=MAX_RUN_TIMEOUT_S,
+        description="wall-clock limit of the run, seconds",
     )
     compile_timeout: float = Field(
         default=COMPILE_TIMEOUT_S,

@@ -31,6 +31,11 @@ wall clock, and a CPU limit is only added (it bounds programs whose processes or
 together compute faster than the clock; the JVM's compiler and collector threads do)."""
 MAX_CPU_S = 600.0
 """``Limits.cpu_time_s``' and ``BuildOptions.compile_cpu_s``' upper bound."""
+MAX_RUN_TIMEOUT_S = 1800.0
+"""``/run_code``'s largest ``run_timeout`` (``Limits.wall_time_s``' upper bound; SandboxFusion
+sets none). Harnesses that run every test in one process ask for a lot: tinker-cookbook's code
+RL recipe sends ``(timeout + 1) * tests + 5`` seconds, 705 for 100 tests at its default 6 s;
+the CPU limit stays at most ``MAX_CPU_S``."""
 MOUNT = "/mnt/"
 """Absolute paths under this prefix name the working directory (see the module docstring)."""
 MAX_FILES_TOTAL_BYTES = MAX_FILES_BYTES
