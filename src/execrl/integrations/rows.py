@@ -27,9 +27,12 @@ silently — each adapter records it as such), and the metrics every adapter log
 from __future__ import annotations
 
 import asyncio
+import collections
 import functools
+import hashlib
 import json
 import os
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -236,9 +239,9 @@ def _carries_tests(truth: Mapping[str, Any]) -> bool:
 
 def _label_problem(truth: dict[str, Any], info: dict[str, Any]) -> Problem:
     if isinstance(truth.get("problem"), Mapping):
-        return _inline_problem(json.dumps(truth["problem"], sort_keys=True, default=str))
+        return _inline_problem(dict(truth["problem"]))
     if "inputs" in truth or "tests" in truth:
-        return _inline_problem(json.dumps(_tests_row(truth), sort_keys=True, default=str), True)
+        return _inline_problem(_tests_row(truth), foreign=True)
     problem_id = info.get("problem_id") or truth.get("problem_id")
     if not problem_id:
         raise ExecrlError(
@@ -261,16 +264,38 @@ def _tests_row(truth: dict[str, Any]) -> dict[str, Any]:
     return {"kind": "deepcoder", "row": truth}
 
 
-@functools.lru_cache(maxsize=4096)
-def _inline_problem(text: str, foreign: bool = False) -> Problem:
+INLINE_CACHE_SIZE = 256
+"""Inline problems parsed per process, kept by the SHA-256 of their JSON (a label may carry
+megabytes of tests: the cache keeps digests, not the texts)."""
+
+_INLINE: collections.OrderedDict[str, Problem] = collections.OrderedDict()
+_INLINE_LOCK = threading.Lock()
+
+
+def _inline_problem(data: dict[str, Any], *, foreign: bool = False) -> Problem:
+    text = json.dumps([foreign, data], sort_keys=True, default=str)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    with _INLINE_LOCK:
+        if digest in _INLINE:
+            _INLINE.move_to_end(digest)
+            return _INLINE[digest]
+    problem = _parse_inline(data, foreign)
+    with _INLINE_LOCK:
+        _INLINE[digest] = problem
+        while len(_INLINE) > INLINE_CACHE_SIZE:
+            _INLINE.popitem(last=False)
+    return problem
+
+
+def _parse_inline(data: dict[str, Any], foreign: bool) -> Problem:
     from execrl.problems._validation import parse_problem
     from execrl.problems.verl_rows import deepcoder_row_to_dict, verl_row_to_dict
 
-    data = json.loads(text)
     try:
         if foreign:
             convert = verl_row_to_dict if data["kind"] == "verl" else deepcoder_row_to_dict
             data = convert(data["row"], "the label", "label")
+        data = dict(data)
         data.setdefault("id", "label")
         data.setdefault("title", data["id"])
         data.setdefault("statement", "")
