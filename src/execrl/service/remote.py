@@ -234,9 +234,13 @@ class _LoopThread:
         return self.submit(coroutine).result()
 
     def close(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join()
-        self.loop.run_until_complete(self.loop.shutdown_asyncgens())
+        """Stop the loop from its own thread: the caller may be inside a running event loop of
+        its own (an async trainer), where ``run_until_complete`` here would fail."""
+        if self._thread.is_alive():
+            with contextlib.suppress(Exception):
+                self.submit(self.loop.shutdown_asyncgens()).result(timeout=10)
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join()
         self.loop.close()
 
 
