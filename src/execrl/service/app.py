@@ -31,7 +31,7 @@ from execrl.sandbox import counting
 from execrl.sandbox.abort import Abort
 from execrl.sandbox.limits import COUNTED_TIMINGS
 from execrl.sandbox.machine import MachineFingerprint
-from execrl.service import sandbox_fusion
+from execrl.service import openrlhf_io, sandbox_fusion
 from execrl.service.auth import TokenAuth
 from execrl.service.cancel import ABANDONED, request_abort
 from execrl.service.idempotency import StateStoreFailed
@@ -85,6 +85,7 @@ def create_app(
     app.state.service = service
     _add_routes(app)
     app.include_router(sandbox_fusion.router)
+    app.include_router(openrlhf_io.router)
     _add_error_handlers(app)
     app.add_middleware(_BodyLimit, max_body_bytes=max_body_bytes)
     app.add_middleware(_WatchDisconnect)  # (inside TokenAuth: it sees the path it routes)
