@@ -142,8 +142,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
         abandon_grace_s=args.abandon_grace_s,
         state_dir=args.state_dir,
         idempotency_retention_h=args.idempotency_retention_h,
+        routers=_trainer_routers(),
     )
     return EXIT_OK
+
+
+def _trainer_routers() -> list:
+    """The trainers' endpoints served beside execrl's own: OpenRLHF's ``/get_reward``."""
+    from execrl.integrations.openrlhf_http import router
+
+    return [router]
 
 
 def _serve_function():

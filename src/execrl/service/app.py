@@ -19,10 +19,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
-from fastapi import FastAPI, Header, HTTPException, Request
+from fastapi import APIRouter, FastAPI, Header, HTTPException, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 
 from execrl import __version__
@@ -31,7 +31,7 @@ from execrl.sandbox import counting
 from execrl.sandbox.abort import Abort
 from execrl.sandbox.limits import COUNTED_TIMINGS
 from execrl.sandbox.machine import MachineFingerprint
-from execrl.service import openrlhf_io, sandbox_fusion
+from execrl.service import sandbox_fusion
 from execrl.service.auth import TokenAuth
 from execrl.service.cancel import ABANDONED, request_abort
 from execrl.service.idempotency import StateStoreFailed
@@ -73,10 +73,15 @@ ASGIApp = Callable[[dict, Callable, Callable], Awaitable[None]]
 
 
 def create_app(
-    service: Service, *, token: str | None = None, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    service: Service,
+    *,
+    token: str | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    routers: Sequence[APIRouter] = (),
 ) -> FastAPI:
     """The app serving ``service``; with ``token``, every path but OPEN_PATHS needs it (in
-    any form ``execrl.service.auth`` accepts)."""
+    any form ``execrl.service.auth`` accepts). ``routers``: more endpoints, under the same
+    token and limits (``execrl serve`` adds OpenRLHF's ``/get_reward``)."""
     app = FastAPI(
         title="execrl serve",
         version=__version__,
@@ -85,7 +90,8 @@ def create_app(
     app.state.service = service
     _add_routes(app)
     app.include_router(sandbox_fusion.router)
-    app.include_router(openrlhf_io.router)
+    for router in routers:  # the trainers' endpoints (execrl.integrations), from the CLI
+        app.include_router(router)
     _add_error_handlers(app)
     app.add_middleware(_BodyLimit, max_body_bytes=max_body_bytes)
     app.add_middleware(_WatchDisconnect)  # (inside TokenAuth: it sees the path it routes)

@@ -19,11 +19,12 @@ import os
 import signal
 import socket
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import FrameType
 
 import uvicorn
+from fastapi import APIRouter
 
 from execrl.errors import UsageError
 from execrl.sandbox.isolation import SandboxConfig
@@ -58,6 +59,7 @@ def serve(
     state_dir: str | Path | None = None,
     idempotency_retention_h: float = DEFAULT_RETENTION_H,
     abandon_grace_s: float = ABANDON_GRACE_S,
+    routers: Sequence[APIRouter] = (),
 ) -> None:
     """Serve execrl's API on ``host:port`` until SIGTERM/SIGINT (``port=0``: a free port,
     written to ``port_file`` once it is bound, before the server answers). A ``host`` other
@@ -65,7 +67,8 @@ def serve(
     Idempotency keys are kept ``idempotency_retention_h`` hours in ``state_dir`` (default
     ``default_state_dir(host, port)``; with ``port=0`` and no ``state_dir``, in memory only:
     a restart gets another port, where no retry could find them). A keyed batch whose client
-    went away is cancelled after ``abandon_grace_s`` unless a retry re-attaches to it."""
+    went away is cancelled after ``abandon_grace_s`` unless a retry re-attaches to it.
+    ``routers``: more endpoints (``create_app``)."""
     check_bind(host, token, insecure_no_auth)
     check_retention_h(idempotency_retention_h)
     sock = bind(host, port)
@@ -88,7 +91,7 @@ def serve(
             durable_keys=keys,
             abandon_grace_s=abandon_grace_s,
         )
-        app = create_app(service, token=token, max_body_bytes=max_body_bytes)
+        app = create_app(service, token=token, max_body_bytes=max_body_bytes, routers=routers)
         settings = uvicorn.Config(
             app, log_level=log_level, lifespan="off", timeout_keep_alive=30, access_log=False
         )
