@@ -94,6 +94,8 @@ def test_solver_labels():
         ({"inputs": ["1"], "outputs": []}, "1 inputs but 0 outputs"),
         ({"problem": {"tests": "nope"}}, "problem"),
         ([1, 2], "not an execrl label"),
+        ({"problem": {"id": "x"}}, "has no tests"),
+        ({"inputs": [], "outputs": []}, "has no tests"),
     ],
 )
 def test_bad_labels_are_errors_not_scores(label, message):

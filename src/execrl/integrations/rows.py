@@ -198,8 +198,14 @@ def resolve_row(
             reward = {"preset": reward, "stage": defaults["stage"]}
         answer = parse_answer(truth["answer"], where="the label's answer")
         return Row(None, env=None, reward=reward, language="python", answer=answer)
+    problem = _label_problem(truth, info)
+    if not problem.tests:
+        raise ExecrlError(
+            f"the label's problem {problem.id!r} has no tests: every completion would pass; "
+            "give the tests ('tests' in the problem, or 'inputs'/'outputs')"
+        )
     return Row(
-        _label_problem(truth, info),
+        problem,
         env=pick("env", DEFAULT_ENV),
         reward=pick("reward", DEFAULT_REWARD),
         language=find_language(str(pick("language", "python"))).name,
