@@ -127,12 +127,27 @@ def via_skyrl(label: dict, completion: str, executor) -> tuple[float | None, boo
     return out["metadata"]["reward"], out["metadata"]["inconclusive"]
 
 
+CHAT_PROMPT = "<|im_start|>user\nSum of two.<|im_end|>\n<|im_start|>assistant\n"
+
+
+def via_openrlhf(label: dict, completion: str, executor) -> tuple[float | None, bool]:
+    """The reward file as OpenRLHF calls it: ``reward_func(queries, prompts, labels)``, the
+    query being the prompt and response decoded together."""
+    from execrl.integrations.openrlhf import reward_func
+
+    query = CHAT_PROMPT + completion + "<|im_end|>"
+    out = reward_func([query], [CHAT_PROMPT], [json.dumps(label)], executor=executor)
+    inconclusive = float(out["extra_logs"]["inconclusive"][0]) == 1.0
+    return (None if inconclusive else float(out["rewards"][0])), inconclusive
+
+
 SCORERS: dict[str, Scorer] = {
     "verl": via_verl,
     "verl-async": via_verl_async,
     "trl": via_trl,
     "verifiers": via_verifiers,
     "skyrl": via_skyrl,
+    "openrlhf": via_openrlhf,
 }
 
 
@@ -143,6 +158,20 @@ def test_every_integration_gives_execrls_reward(integration, kind, executor, exp
     reward, inconclusive = SCORERS[integration](label, _completion(PROGRAMS[kind]), executor)
     assert not inconclusive
     assert reward == pytest.approx(expected[kind], abs=1e-9), (integration, kind)
+
+
+@pytest.mark.parametrize("kind", list(PROGRAMS))
+def test_openrlhf_endpoint_gives_execrls_reward(kind, server, expected):
+    """OpenRLHF's own HTTP client (``SingleTurnAgentExecutor._fetch_rewards_via_http``)
+    against ``/get_reward`` on a real ``execrl serve``: programs run in the server's sandbox."""
+    agent = pytest.importorskip("openrlhf.utils.agent", reason="openrlhf is not installed")
+
+    query = CHAT_PROMPT + _completion(PROGRAMS[kind]) + "<|im_end|>"
+    label = json.dumps(row_label(PROBLEM, inline=True))
+    client = agent.SingleTurnAgentExecutor(remote_rm_url=f"{server.url}/get_reward")
+    (answer,) = asyncio.run(client._fetch_rewards_via_http([query], [CHAT_PROMPT], [label]))
+    assert answer["extra_logs"]["inconclusive"] == [0.0]
+    assert answer["rewards"] == pytest.approx([expected[kind]], abs=1e-9)
 
 
 # -- tinker-cookbook: the recipe grades with its own harness and a 0/1 reward ----------------
