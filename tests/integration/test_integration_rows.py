@@ -13,6 +13,7 @@ from execrl.integrations.rows import (
     SCORE_KEYS,
     Row,
     ascore_row,
+    check_settings,
     feedback_message,
     parse_label,
     resolve_row,
@@ -140,3 +141,24 @@ def test_inconclusive_is_never_a_silent_zero(problem):
         assert one.reward is None and one.inconclusive and one.value == 0.0
         assert one.metrics["inconclusive"] == 1.0 and one.status == "inconclusive"
         assert "sandbox failure" in feedback_message(Row(problem), one)
+
+
+def test_dense_raw_is_the_fraction_of_tests_passed(problem, executor):
+    """spec/dense-rewards.md's R_turn with raw weights 1/|U|, for one attempt: counted here
+    from the record of a direct run of every test."""
+    from execrl.envs.presets import environment
+    from execrl.sandbox.protocol import ExecutionRequest
+
+    wrong = problem.references_labelled(ReferenceLabel.INCORRECT)[0].code
+    tests = environment("mc").plan(problem).tests  # U: the env's tests
+    record = executor.execute(ExecutionRequest.for_problem(problem, wrong, tests=tests))
+    expected = sum(r.passed for r in record.results) / len(tests)
+    assert 0.0 < expected < 1.0
+    row = resolve_row({"problem_id": PROBLEM_ID, "reward": "dense_raw"}, defaults={})
+    (got,) = score_rows([_fenced(wrong)], [row], executor=executor)
+    assert got.reward == pytest.approx(expected) and got.metrics["score"] == got.reward
+    late = asyncio.run(ascore_row(_fenced(wrong), row, executor=executor))
+    assert late.reward == pytest.approx(expected)
+    check_settings("mc", "dense_raw")
+    with pytest.raises(ExecrlError, match="dense_rw"):
+        check_settings("mc", "dense_rw")

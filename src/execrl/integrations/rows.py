@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import dataclasses
 import functools
 import hashlib
 import json
@@ -58,6 +59,13 @@ PROBLEMS_ENV_VAR = "EXECRL_PROBLEMS"
 DEFAULT_ENV = "mc"
 DEFAULT_REWARD = "collapsed"
 DEFAULT_SOLVER_REWARD = "paper"
+
+DENSE_RAW = "dense_raw"
+"""The reward name for one attempt's dense partial-success reward: spec/dense-rewards.md's
+``R_turn = Σ_j w_j · p_j`` with the raw-pass-rate weights ``w_j = 1/|U|`` (the fraction of the
+env's tests passed, in [0, 1]). The calibrated and difficulty weights need a group's pass
+rates, which a per-rollout trainer (verifiers, SkyRL, OpenRLHF) does not give one reward
+call."""
 
 SCORE_KEYS = (
     "score",
@@ -210,6 +218,16 @@ def resolve_row(
         reward=pick("reward", DEFAULT_REWARD),
         language=find_language(str(pick("language", "python"))).name,
     )
+
+
+def check_settings(env: Any = DEFAULT_ENV, reward: Any = DEFAULT_REWARD) -> None:
+    """Fail now, with execrl's message, on an env or reward an adapter was configured with
+    that execrl does not know (``dense_raw`` included), rather than at the first rollout."""
+    from execrl.rewards import reward as build_reward
+
+    environment(env)
+    if reward != DENSE_RAW:
+        build_reward(reward)
 
 
 def row_label(
@@ -376,8 +394,9 @@ async def ascore_row(completion: str, row: Row, *, executor: Executor) -> RowSco
         record = await executor.arun(request)
     except ExecutionError as exc:  # the sandbox or the service, not the program
         return failed_infrastructure(row, str(exc), program)
-    ((reward, outcome),) = rescore(row.problem, [record], env=env, reward=row.reward, plan=plan)
-    return code_score(Scored(reward, outcome, record, program))
+    reward_spec = _execrl_reward(row)
+    ((reward, outcome),) = rescore(row.problem, [record], env=env, reward=reward_spec, plan=plan)
+    return _dense(row, code_score(Scored(reward, outcome, record, program)))
 
 
 def feedback_message(
@@ -448,12 +467,27 @@ def _score_code(completions: list[str], rows: list[Row], executor: Executor) -> 
         for (pid, language), indices in groups.items()
     ]
     first = rows[0]
-    scored = score_batch(batch, env=first.env, reward=first.reward, executor=executor)
+    scored = score_batch(
+        batch, env=first.env, reward=_execrl_reward(first), executor=executor, progress=False
+    )
     out: list[RowScore | None] = [None] * len(rows)
     for indices, group_scores in zip(groups.values(), scored, strict=True):
         for i, one in zip(indices, group_scores, strict=True):
-            out[i] = code_score(one)
+            out[i] = _dense(first, code_score(one))
     return out  # type: ignore[return-value]
+
+
+def _execrl_reward(row: Row) -> Any:
+    """The reward execrl computes for the row (``dense_raw`` is read off its outcome)."""
+    return "correctness" if row.reward == DENSE_RAW else row.reward
+
+
+def _dense(row: Row, score: RowScore) -> RowScore:
+    """``dense_raw`` rows: the fraction of tests passed is the reward."""
+    if row.reward != DENSE_RAW or score.reward is None:
+        return score
+    fraction = score.metrics["tests_passed_fraction"]
+    return dataclasses.replace(score, reward=fraction, metrics=score.metrics | {"score": fraction})
 
 
 def _score_solver(completions: list[str], rows: list[Row], executor: Executor) -> list[RowScore]:
@@ -484,12 +518,14 @@ def _score_solver(completions: list[str], rows: list[Row], executor: Executor) -
 __all__ = [
     "DEFAULT_ENV",
     "DEFAULT_REWARD",
+    "DENSE_RAW",
     "PROBLEMS_ENV_VAR",
     "SCORE_KEYS",
     "SOLVER_SCORE_KEYS",
     "Row",
     "RowScore",
     "ascore_row",
+    "check_settings",
     "code_score",
     "completion_program",
     "failed_infrastructure",

@@ -46,7 +46,6 @@ from verifiers.v1.dialects.chat import message_to_wire
 from verifiers.v1.types import content_text
 
 from execrl.envs.multiturn import default_prompt
-from execrl.envs.presets import environment
 from execrl.errors import ConfigError, ExecrlError
 from execrl.integrations.executors import resolve_executor
 from execrl.integrations.rows import (
@@ -55,13 +54,13 @@ from execrl.integrations.rows import (
     Row,
     RowScore,
     ascore_row,
+    check_settings,
     feedback_message,
     resolve_row,
     row_label,
 )
 from execrl.problems.io import load_problems
 from execrl.problems.models import Problem
-from execrl.rewards import reward as reward_preset
 
 if TYPE_CHECKING:
     from execrl.sandbox.protocol import Executor
@@ -163,7 +162,7 @@ class ExecrlTaskset(vf.Taskset[ExecrlTask, ExecrlTasksetConfig]):
 
     def load(self) -> Iterator[ExecrlTask]:
         config = self.config
-        environment(config.env), reward_preset(config.reward)  # a wrong name fails here, once
+        check_settings(config.env, config.reward)  # a wrong name fails here, once
         for problem in _select(_problems(config.problems), config.ids, config.limit):
             label = row_label(
                 problem, env=config.env, reward=config.reward, language=config.language,
