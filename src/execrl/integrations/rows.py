@@ -187,7 +187,30 @@ def resolve_row(
 ) -> Row:
     """The :class:`Row` a label describes (see the module's docstring for the forms), with
     ``info`` overriding the label and ``defaults`` after both. A problem that cannot be found
-    or a malformed label raises :class:`~execrl.errors.ExecrlError` (never a silent 0.0)."""
+    or a malformed label raises :class:`~execrl.errors.ExecrlError` (never a silent 0.0).
+    A label given as a string is resolved once per process (rows are kept by the SHA-256 of
+    label, ``info`` and ``defaults``: an inline label is megabytes of JSON, and trainers build
+    one environment or reward call per rollout)."""
+    if not isinstance(label, str):
+        return _resolve_row(label, info, defaults)
+    key = hashlib.sha256(
+        json.dumps([label, info, defaults], sort_keys=True, default=str).encode()
+    ).hexdigest()
+    with _CACHE_LOCK:
+        if key in _ROWS:
+            _ROWS.move_to_end(key)
+            return _ROWS[key]
+    row = _resolve_row(label, info, defaults)
+    with _CACHE_LOCK:
+        _ROWS[key] = row
+        while len(_ROWS) > ROW_CACHE_SIZE:
+            _ROWS.popitem(last=False)
+    return row
+
+
+def _resolve_row(
+    label: Any, info: Mapping[str, Any] | None, defaults: Mapping[str, Any] | None
+) -> Row:
     truth = parse_label(label)
     info = dict(info or {})
     defaults = dict(defaults or {})
@@ -291,20 +314,23 @@ def _tests_row(truth: dict[str, Any]) -> dict[str, Any]:
 INLINE_CACHE_SIZE = 256
 """Inline problems parsed per process, kept by the SHA-256 of their JSON (a label may carry
 megabytes of tests: the cache keeps digests, not the texts)."""
+ROW_CACHE_SIZE = 1024
+"""String labels resolved per process (:func:`resolve_row`), kept by digest."""
 
 _INLINE: collections.OrderedDict[str, Problem] = collections.OrderedDict()
-_INLINE_LOCK = threading.Lock()
+_ROWS: collections.OrderedDict[str, Row] = collections.OrderedDict()
+_CACHE_LOCK = threading.Lock()
 
 
 def _inline_problem(data: dict[str, Any], *, foreign: bool = False) -> Problem:
     text = json.dumps([foreign, data], sort_keys=True, default=str)
     digest = hashlib.sha256(text.encode()).hexdigest()
-    with _INLINE_LOCK:
+    with _CACHE_LOCK:
         if digest in _INLINE:
             _INLINE.move_to_end(digest)
             return _INLINE[digest]
     problem = _parse_inline(data, foreign)
-    with _INLINE_LOCK:
+    with _CACHE_LOCK:
         _INLINE[digest] = problem
         while len(_INLINE) > INLINE_CACHE_SIZE:
             _INLINE.popitem(last=False)

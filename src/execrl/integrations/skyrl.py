@@ -45,10 +45,8 @@ it on a thread pool, ``environment.skyrl_gym.max_env_workers``), so ``step`` sco
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -106,7 +104,7 @@ class ExecrlCodeEnv(BaseTextEnv):
             for name in ("env", "reward", "language", "problem_source")
             if config.get(name) not in (None, "")
         }
-        self.row: Row = _resolve(_ground_truth(extras), info, defaults)
+        self.row: Row = resolve_row(_ground_truth(extras), info, defaults)
         self.max_turns = self._max_turns(extras, info, config)
         self.feedback = _feedback(config.get("feedback"))
         self._executor_spec = config.get("executor")
@@ -254,10 +252,6 @@ def write_skyrl_dataset(
             problem_source=problem_source,
             inline=inline,
         )
-        if inline:
-            # row_label dumps with exclude_defaults, which drops the tests' ``kind``
-            # discriminator and the label no longer parses: dump the whole problem.
-            label["problem"] = problem.model_dump(mode="json")
         rows.append(
             {
                 "data_source": f"execrl/{problem.source.dataset}",
@@ -287,33 +281,6 @@ def _ground_truth(extras: Mapping[str, Any]) -> Any:
             "as extras; write it with execrl.integrations.skyrl.write_skyrl_dataset"
         )
     return spec["ground_truth"]
-
-
-_ROWS: dict[tuple[str, str, str], Row] = {}
-_ROWS_LOCK = threading.Lock()
-_ROWS_MAX = 256
-
-
-def _resolve(label: Any, info: dict[str, Any], defaults: dict[str, Any]) -> Row:
-    """:func:`resolve_row`, remembered per process for string labels (by their digest: an
-    inline problem's label is megabytes of JSON, and every trajectory makes its own
-    environment, from SkyRL's env threads)."""
-    if not isinstance(label, str):
-        return resolve_row(label, info, defaults)
-    key = (
-        hashlib.sha256(label.encode()).hexdigest(),
-        json.dumps(info, sort_keys=True, default=str),
-        json.dumps(defaults, sort_keys=True, default=str),
-    )
-    with _ROWS_LOCK:
-        row = _ROWS.get(key)
-    if row is None:
-        row = resolve_row(label, info, defaults)
-        with _ROWS_LOCK:
-            if len(_ROWS) >= _ROWS_MAX:
-                _ROWS.pop(next(iter(_ROWS)))  # the oldest
-            _ROWS[key] = row
-    return row
 
 
 def _config(env_config: Any) -> dict[str, Any]:
