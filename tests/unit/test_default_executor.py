@@ -19,7 +19,7 @@ OPENERS = {
     "service/open.py": "open_executor(spec): the edge that turns a spec into an executor",
     "service/server.py": "execrl serve: the server's own pool",
     "service/ray.py": "a Ray actor's pool on its node",
-    "integrations/verl.py": "verl's workers open theirs from a spec (pickled across processes)",
+    "integrations/executors.py": "trainers' workers open theirs from a spec (one per process)",
     "rewards/solver/execution.py": "solver_executor(): a documented opener with solver paths",
     "timing/drift.py": "measures this machine: its own pool, host core reserved",
     "timing/contention.py": "measures this machine: its own pool, host core reserved",

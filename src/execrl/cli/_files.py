@@ -56,24 +56,26 @@ def writable_folder(path: Path, flag: str) -> Path:
     return path
 
 
-def writable_file(path: Path | None, flag: str) -> None:
+def writable_file(path: Path | None, flag: str, *, probe: Path | None = None) -> None:
     """Check, before the work, that ``path`` (a result file) can be written, leaving no trace
-    if it did not exist; nothing to check for None."""
+    if it did not exist; nothing to check for None. ``probe``: create that file (in the same
+    folder) instead of ``path``, for a file others poll for, which must not appear empty."""
     if path is None:
         return
     if path.is_dir():
         raise OutputError(f"{flag} {path}: is a directory; give a file name")
-    existed = path.exists()
+    target = probe or path
+    existed = target.exists()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a"):
+        with target.open("a"):
             pass
     except OSError as exc:
         raise OutputError(
             f"{flag} {path}: cannot write there ({exc.strerror or exc}); choose another file"
         ) from None
     if not existed:
-        path.unlink()
+        target.unlink()
 
 
 def check_resume(args: argparse.Namespace, finished: int | None, where: str | Path) -> None:

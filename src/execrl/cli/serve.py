@@ -116,7 +116,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     check_range("--queue-limit", args.queue_limit, 1, MAX_QUEUE_LIMIT, "requests")
     check_range("--max-body-mb", args.max_body_mb, 1, MAX_BODY_MB, "MB")
     check_range("--abandon-grace-s", args.abandon_grace_s, 0, MAX_GRACE_S, "seconds")
-    writable_file(args.port_file, "--port-file")
+    if args.port_file is not None:  # (probed beside it: a poller must never see it empty)
+        partial = args.port_file.with_name(args.port_file.name + ".partial")
+        writable_file(args.port_file, "--port-file", probe=partial)
     if not 0 < args.idempotency_retention_h <= MAX_RETENTION_H:
         raise UsageError(
             f"--idempotency-retention-h {args.idempotency_retention_h:g}: expected above 0 "

@@ -57,7 +57,7 @@ from skyrl_gym.envs.registration import register, registry
 from skyrl_gym.metrics import default_aggregate_metrics
 
 from execrl.envs.multiturn import FeedbackConfig, default_prompt
-from execrl.errors import ConfigError, ExecrlError
+from execrl.errors import ConfigError, ExecrlError, describe_validation_error
 from execrl.integrations.executors import WORKERS_ENV_VAR, resolve_executor
 from execrl.integrations.rows import (
     DEFAULT_ENV,
@@ -305,8 +305,9 @@ def _feedback(value: Any) -> FeedbackConfig:
     try:
         return FeedbackConfig.model_validate(_mapping(value, "env_config['feedback']"))
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise ConfigError(f"`env_config['feedback']`: {problems}") from None
+        raise ConfigError(
+            f"`env_config['feedback']`: {describe_validation_error(exc)}"
+        ) from None
 
 
 def _mapping(value: Any, name: str) -> dict[str, Any]:
