@@ -32,10 +32,20 @@ QUIET_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_DEDUP_LOGS": "0", "RAY_AUTH_MO
 exists, while a driver without ``RAY_AUTH_MODE=token`` sends no token: nothing could connect)."""
 
 
+_GIVEN: set[int] = set()
+"""Ports this process has handed out: the kernel may offer a just-closed port again, and two
+of one node's components on one port make ``ray start`` exit (seen once in the suite)."""
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free port on 127.0.0.1 that this process has not handed out before."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port not in _GIVEN:
+            _GIVEN.add(port)
+            return port
 
 
 @dataclass
