@@ -527,18 +527,23 @@ def _score_solver(completions: list[str], rows: list[Row], executor: Executor) -
     )
     out = []
     for one in scores:
-        metrics = {
-            "score": one.reward if one.reward is not None else 0.0,
-            "format": one.format_score,
-            "execution": one.execution_score,
-            "accuracy": one.accuracy_score,
-            "bonus": one.bonus_score,
-            "correct": float(one.correct),
-            "inconclusive": float(one.reward is None),
-        }
+        metrics = solver_metrics(one)
         status = str(one.verdict)
         out.append(RowScore(one.reward, metrics, status, one.run.detail, one.parsed.code or ""))
     return out
+
+
+def solver_metrics(one: Any) -> dict[str, float]:
+    """:data:`SOLVER_SCORE_KEYS` of one :class:`~execrl.rewards.solver.SolverScore`."""
+    return {
+        "score": one.reward if one.reward is not None else 0.0,
+        "format": one.format_score,
+        "execution": one.execution_score,
+        "accuracy": one.accuracy_score,
+        "bonus": one.bonus_score,
+        "correct": float(one.correct),
+        "inconclusive": float(one.reward is None),
+    }
 
 
 __all__ = [
@@ -561,4 +566,5 @@ __all__ = [
     "resolve_row",
     "row_label",
     "score_rows",
+    "solver_metrics",
 ]

@@ -62,10 +62,12 @@ from execrl.integrations.rows import (
     DEFAULT_REWARD,
     PROBLEMS_ENV_VAR,
     SCORE_KEYS,
+    SOLVER_SCORE_KEYS,
     Row,
     ascore_row,
     resolve_row,
     score_rows,
+    solver_metrics,
 )
 from execrl.problems.models import Problem
 from execrl.sandbox.languages import language as find_language
@@ -183,19 +185,7 @@ def write_verl_dataset(
 
 
 # -- solver rewards (docs/solver-rewards.md) -------------------------------------------------
-SOLVER_SCORE_KEYS = (
-    "score",
-    "format",
-    "execution",
-    "accuracy",
-    "bonus",
-    "correct",
-    "inconclusive",
-)
-"""Every dict :func:`compute_solver_score` returns has exactly these keys, all floats.
-``inconclusive`` is 1 (and ``score`` 0) when the response has no reward: the sandbox failed,
-or the code needs a solver that is not installed or licensed here (``solver_unavailable``,
-an infrastructure failure): leave such samples out of the batch's statistics."""
+# Every dict compute_solver_score returns has exactly SOLVER_SCORE_KEYS, all floats (rows.py).
 
 
 def compute_solver_score(
@@ -271,15 +261,7 @@ def compute_solver_score_batch(
             executor=resolve_executor(executor, workers, solver=True),
         )
         for i, one in zip(indices, scored, strict=True):
-            results[i] = {
-                "score": one.reward if one.reward is not None else 0.0,
-                "format": one.format_score,
-                "execution": one.execution_score,
-                "accuracy": one.accuracy_score,
-                "bonus": one.bonus_score,
-                "correct": float(one.correct),
-                "inconclusive": float(one.reward is None),
-            }
+            results[i] = solver_metrics(one)
     return results  # type: ignore[return-value]
 
 
