@@ -305,9 +305,7 @@ def _feedback(value: Any) -> FeedbackConfig:
     try:
         return FeedbackConfig.model_validate(_mapping(value, "env_config['feedback']"))
     except ValidationError as exc:
-        raise ConfigError(
-            f"`env_config['feedback']`: {describe_validation_error(exc)}"
-        ) from None
+        raise ConfigError(f"`env_config['feedback']`: {describe_validation_error(exc)}") from None
 
 
 def _mapping(value: Any, name: str) -> dict[str, Any]:
